@@ -1,0 +1,23 @@
+// swift-tools-version:5.9
+// Spyglass: a low-latency H.264/H.265 stream receiver for Linux.
+// Pipeline: source → depacketizer → access-unit assembler → decoder → presenter → display.
+import PackageDescription
+
+let package = Package(
+    name: "Spyglass",
+    products: [
+        .executable(name: "spyglass", targets: ["spyglass"]),
+        .library(name: "SpyglassCore", targets: ["SpyglassCore"]),
+    ],
+    targets: [
+        // libavcodec + libavutil + libswscale (Debian's FFmpeg 5.1), one module map.
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavcodec",
+                       providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+        // SDL2 + SDL2_ttf.
+        .systemLibrary(name: "CSDL2", pkgConfig: "sdl2",
+                       providers: [.apt(["libsdl2-dev", "libsdl2-ttf-dev"])]),
+        .target(name: "SpyglassCore", dependencies: ["CFFmpeg", "CSDL2"]),
+        .executableTarget(name: "spyglass", dependencies: ["SpyglassCore"]),
+        .testTarget(name: "SpyglassCoreTests", dependencies: ["SpyglassCore", "CFFmpeg", "CSDL2"]),
+    ]
+)

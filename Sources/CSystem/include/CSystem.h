@@ -1,0 +1,12 @@
+#ifndef SPYGLASS_CSYSTEM_H
+#define SPYGLASS_CSYSTEM_H
+/* GNU extensions of glibc that Swift's Glibc module does not expose (ppoll, accept4).
+   The header includes no system header, so it cannot clash with Glibc's module. */
+
+/* Waits up to `micros` µs for `fd` to become readable (ppoll: µs precision, unlike poll's ms).
+   Returns >0 when readable or hung up, 0 on timeout, <0 on error or EINTR. */
+int spy_wait_readable(int fd, long micros);
+
+/* accept4(fd, addr, len, SOCK_CLOEXEC). `addr` is a struct sockaddr *, `len` a socklen_t *. */
+int spy_accept_cloexec(int fd, void *addr, unsigned int *len);
+#endif

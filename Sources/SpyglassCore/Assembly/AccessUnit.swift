@@ -1,0 +1,48 @@
+/// One coded picture with the non-VCL units that belong to it: an access unit
+/// (ITU-T H.264 §7.4.1.2.3, H.265 §7.4.2.4.4).
+public struct AccessUnit: Sendable {
+    /// The rule that told the assembler this access unit was complete.
+    public enum Completion: String, Sendable {
+        /// The first unit of the next access unit arrived (the byte-stream rule: one unit late).
+        case nextAccessUnit = "next-au"
+        /// The input went idle after a VCL unit (no data for the idle-flush time).
+        case idleGap = "idle"
+        /// An end-of-sequence or end-of-bitstream unit.
+        case endOfSequence = "end-of-seq"
+        /// The input ended.
+        case endOfStream = "eos"
+    }
+
+    public let codec: VideoCodec
+    /// Sequence number of this access unit, from 0, counting only units that hold a picture.
+    public var index: Int
+    /// The NAL units in stream order.
+    public var units: [NALUnit]
+    /// True when a unit starts an IDR/IRAP picture (H.264 type 5, H.265 types 16...23).
+    public var isRandomAccessPoint: Bool
+    /// True when the access unit carries its own SPS (and for H.265 its VPS).
+    public var hasParameterSets: Bool
+    /// True when a unit was damaged on the way (lost bytes, truncated datagram).
+    public var damaged: Bool
+    /// What closed it.
+    public var completion: Completion
+    /// Monotonic arrival of the first byte, µs.
+    public var firstByteMicros: UInt64
+    /// Monotonic arrival of the last byte, µs.
+    public var lastByteMicros: UInt64
+    /// Monotonic time the assembler knew the unit was complete, µs.
+    public var completeMicros: UInt64
+
+    /// Total payload bytes (without start codes).
+    public var byteCount: Int { units.reduce(0) { $0 + $1.bytes.count } }
+
+    /// The access unit as an Annex B byte stream (4-byte start codes), for libavcodec or a file.
+    /// - Parameter prefix: units to put first (for example stored parameter sets).
+    public func annexB(prefix: [[UInt8]] = []) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(byteCount + 4 * (units.count + prefix.count))
+        for p in prefix { out += [0, 0, 0, 1]; out += p }
+        for u in units { out += [0, 0, 0, 1]; out += u.bytes }
+        return out
+    }
+}

@@ -1,0 +1,153 @@
+/// Groups NAL units into access units, one step at a time.
+///
+/// Boundaries follow ITU-T H.264 §7.4.1.2.3 and H.265 §7.4.2.4.4: after the last VCL unit of a
+/// picture, the next AUD, parameter set, (prefix) SEI or reserved prefix type, or the first VCL
+/// unit of a new picture (H.264 §7.4.1.2.4; H.265 `first_slice_segment_in_pic_flag`), starts a
+/// new access unit. Filler data, suffix SEI, end of sequence and end of bitstream stay with the
+/// current one; end of sequence/bitstream also closes it at once.
+///
+/// Because a byte stream only reveals an access unit's end when the next one starts, a live
+/// source calls ``flush(atMicros:reason:)`` when its input goes idle; the access unit then
+/// completes with ``AccessUnit/Completion/idleGap`` instead of waiting a frame.
+///
+/// Groups with no VCL unit never become access units: they are prefixes of the next picture,
+/// or, at the end of the stream, counted in ``Counters/unitsWithoutPicture`` and dropped.
+public struct AccessUnitAssembler {
+    /// What the assembler counted.
+    public struct Counters: Equatable, Sendable {
+        /// NAL units accepted.
+        public var nalUnits = 0
+        /// Access units emitted (each holds a picture).
+        public var accessUnits = 0
+        /// Units with a forbidden header (`forbidden_zero_bit` set, H.265 temporal id 0), dropped.
+        public var invalidUnits = 0
+        /// Trailing units that held no picture (for example a lone end of bitstream), dropped.
+        public var unitsWithoutPicture = 0
+        /// Access units dropped for exceeding `maxAccessUnitBytes`.
+        public var oversizeAccessUnits = 0
+    }
+
+    public let codec: VideoCodec
+    /// Largest access unit, in bytes (default 32 MiB); a larger one is dropped and counted.
+    public let maxAccessUnitBytes: Int
+    public private(set) var counters = Counters()
+    /// Parameter sets seen so far, and the slice-header state needed for picture boundaries.
+    public private(set) var parameterSets: ParameterSetStore
+
+    private var units: [NALUnit] = []
+    private var bytes = 0
+    private var hasVCL = false
+    private var isRAP = false
+    private var hasParameterSets = false
+    private var damaged = false
+    private var oversize = false
+    private var lastSlice: SliceInfo?
+    private var firstByteMicros: UInt64 = 0
+
+    /// - Parameters:
+    ///   - codec: the stream's codec.
+    ///   - maxAccessUnitBytes: cap on one access unit in bytes (default 32 MiB).
+    ///   - maxPictureWidth/maxPictureHeight: SPS beyond these are refused (default 8192x4320).
+    public init(codec: VideoCodec, maxAccessUnitBytes: Int = 32 << 20,
+                maxPictureWidth: Int = 8192, maxPictureHeight: Int = 4320) {
+        self.codec = codec
+        self.maxAccessUnitBytes = maxAccessUnitBytes
+        self.parameterSets = ParameterSetStore(codec: codec, maxWidth: maxPictureWidth, maxHeight: maxPictureHeight)
+    }
+
+    /// Takes the next NAL unit.
+    /// - Parameter unit: a unit from ``AnnexBScanner`` (or an RTP depacketizer).
+    /// - Returns: the access unit this unit completed, if any (at most one).
+    public mutating func push(_ unit: NALUnit) -> AccessUnit? {
+        guard let header = NALUnitHeader(codec: codec, bytes: unit.bytes) else {
+            counters.invalidUnits += 1
+            return nil
+        }
+        counters.nalUnits += 1
+        var completed: AccessUnit?
+        let kind = header.kind
+
+        if kind == .slice {
+            let slice = parameterSets.sliceInfo(header: header, unit: unit.bytes)
+            if hasVCL, let last = lastSlice, slice.startsNewPicture(after: last) {
+                completed = close(completion: .nextAccessUnit, atMicros: unit.firstByteMicros)
+            }
+            lastSlice = slice
+        } else if hasVCL && header.startsAccessUnitWhenAfterVCL {
+            completed = close(completion: .nextAccessUnit, atMicros: unit.firstByteMicros)
+        }
+
+        if header.isParameterSet { parameterSets.store(header: header, unit: unit.bytes) }
+        if header.isParameterSet && (header.type == 7 || header.type == 33) { hasParameterSets = true }
+        append(unit, header: header)
+
+        if (kind == .endOfSequence || kind == .endOfBitstream) && hasVCL {
+            // End of sequence: nothing of this picture can follow (H.264 §7.4.1.2.3).
+            let done = close(completion: .endOfSequence, atMicros: unit.lastByteMicros)
+            return completed ?? done  // `completed` is nil here: an EOS never starts an access unit
+        }
+        return completed
+    }
+
+    /// Closes the access unit in progress, if it holds a picture.
+    /// - Parameters:
+    ///   - atMicros: monotonic time the end became known, µs.
+    ///   - reason: `.idleGap` for a live input gone quiet, `.endOfStream` at the end.
+    /// - Returns: the access unit, or nil when nothing with a picture was pending.
+    public mutating func flush(atMicros: UInt64, reason: AccessUnit.Completion) -> AccessUnit? {
+        if hasVCL { return close(completion: reason, atMicros: atMicros) }
+        if reason == .endOfStream && !units.isEmpty {
+            counters.unitsWithoutPicture += units.count
+            reset()
+        }
+        return nil
+    }
+
+    /// Drops what is in progress and forgets slice state (after a loss or a sender restart).
+    /// Parameter sets are kept.
+    public mutating func discardPending() {
+        reset()
+        lastSlice = nil
+    }
+
+    // MARK: - private
+
+    private mutating func append(_ unit: NALUnit, header: NALUnitHeader) {
+        // Flags are kept even for an oversize unit, so that its end is still found.
+        if header.isVCL { hasVCL = true }
+        if header.isRandomAccessPoint { isRAP = true }
+        if unit.damaged { damaged = true }
+        if oversize { return }
+        if bytes + unit.bytes.count > maxAccessUnitBytes {
+            counters.oversizeAccessUnits += 1
+            oversize = true
+            units.removeAll()
+            return
+        }
+        if units.isEmpty { firstByteMicros = unit.firstByteMicros }
+        units.append(unit)
+        bytes += unit.bytes.count
+    }
+
+    private mutating func close(completion: AccessUnit.Completion, atMicros: UInt64) -> AccessUnit? {
+        defer { reset() }
+        guard hasVCL, !oversize, let last = units.last else { return nil }
+        let au = AccessUnit(codec: codec, index: counters.accessUnits, units: units,
+                            isRandomAccessPoint: isRAP, hasParameterSets: hasParameterSets,
+                            damaged: damaged, completion: completion,
+                            firstByteMicros: firstByteMicros, lastByteMicros: last.lastByteMicros,
+                            completeMicros: max(atMicros, last.lastByteMicros))
+        counters.accessUnits += 1
+        return au
+    }
+
+    private mutating func reset() {
+        units.removeAll(keepingCapacity: true)
+        bytes = 0
+        hasVCL = false
+        isRAP = false
+        hasParameterSets = false
+        damaged = false
+        oversize = false
+    }
+}

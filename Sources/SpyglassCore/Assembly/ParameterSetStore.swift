@@ -1,0 +1,119 @@
+/// The parameter sets (VPS/SPS/PPS) seen in a stream, raw and parsed, by id.
+///
+/// Kept so that (1) slice headers can be read for picture boundaries (H.264 §7.4.1.2.4),
+/// (2) a decoder that is (re)opened mid-stream can be primed when a later IDR comes without
+/// its parameter sets, and (3) a change of SPS under the same id is noticed and logged.
+public struct ParameterSetStore {
+    public let codec: VideoCodec
+    let maxWidth: Int
+    let maxHeight: Int
+
+    /// Raw units (as sent, header included) by id, in the order VPS, SPS, PPS.
+    public private(set) var vps: [Int: [UInt8]] = [:]
+    public private(set) var sps: [Int: [UInt8]] = [:]
+    public private(set) var pps: [Int: [UInt8]] = [:]
+    public private(set) var h264SPS: [Int: H264SPS] = [:]
+    public private(set) var h264PPS: [Int: H264PPS] = [:]
+    public private(set) var h265SPS: [Int: H265SPS] = [:]
+    public private(set) var h265PPS: [Int: H265PPS] = [:]
+    /// The stream format of the most recently stored SPS.
+    public private(set) var latestFormat: StreamFormat?
+    /// Parameter sets that failed to parse (dropped from the store, still passed to the decoder).
+    public private(set) var invalidParameterSets = 0
+    /// Parameter sets refused for a picture over the size cap.
+    public private(set) var oversizePictures = 0
+    /// One line per SPS change (id reused with different content), oldest first; at most 32 kept.
+    public private(set) var changes: [String] = []
+    /// The last parse error, for a one-line message.
+    public private(set) var lastError: String?
+
+    /// - Parameters:
+    ///   - codec: the stream's codec.
+    ///   - maxWidth/maxHeight: an SPS over this picture size is refused (luma samples).
+    public init(codec: VideoCodec, maxWidth: Int = 8192, maxHeight: Int = 4320) {
+        self.codec = codec
+        self.maxWidth = maxWidth
+        self.maxHeight = maxHeight
+    }
+
+    /// All stored parameter sets as units, VPS first, then SPS, then PPS (for priming a decoder).
+    public var allUnits: [[UInt8]] {
+        vps.keys.sorted().compactMap { vps[$0] } + sps.keys.sorted().compactMap { sps[$0] }
+            + pps.keys.sorted().compactMap { pps[$0] }
+    }
+
+    /// Stores a parameter-set unit. Malformed or over-cap sets are counted and not stored.
+    public mutating func store(header: NALUnitHeader, unit: [UInt8]) {
+        do {
+            switch (codec, header.type) {
+            case (.h264, 7):
+                let s = try H264SPS(nalUnit: unit, maxWidth: maxWidth, maxHeight: maxHeight)
+                let id = Int(s.seqParameterSetId)
+                noteChange(id: id, old: h264SPS[id].map(StreamFormat.init), new: StreamFormat(s), raw: unit)
+                h264SPS[id] = s; sps[id] = unit
+                latestFormat = StreamFormat(s)
+            case (.h264, 8):
+                let p = try H264PPS(nalUnit: unit)
+                h264PPS[Int(p.picParameterSetId)] = p; pps[Int(p.picParameterSetId)] = unit
+            case (.h265, 32):
+                let v = try H265VPS(nalUnit: unit)
+                vps[Int(v.vpsVideoParameterSetId)] = unit
+            case (.h265, 33):
+                let s = try H265SPS(nalUnit: unit, maxWidth: maxWidth, maxHeight: maxHeight)
+                let id = Int(s.seqParameterSetId)
+                noteChange(id: id, old: h265SPS[id].map(StreamFormat.init), new: StreamFormat(s), raw: unit)
+                h265SPS[id] = s; sps[id] = unit
+                latestFormat = StreamFormat(s)
+            case (.h265, 34):
+                let p = try H265PPS(nalUnit: unit)
+                h265PPS[Int(p.ppsPicParameterSetId)] = p; pps[Int(p.ppsPicParameterSetId)] = unit
+            default:
+                break
+            }
+        } catch BitstreamError.unsupported(let why) {
+            oversizePictures += 1
+            lastError = why
+        } catch {
+            invalidParameterSets += 1
+            lastError = "\(error)"
+        }
+    }
+
+    private mutating func noteChange(id: Int, old: StreamFormat?, new: StreamFormat, raw: [UInt8]) {
+        guard let old, old != new else { return }
+        if changes.count >= 32 { changes.removeFirst() }
+        changes.append("SPS \(id) changed: \(old) → \(new)")
+    }
+
+    /// Reads what picture-boundary detection needs from a slice unit.
+    public func sliceInfo(header: NALUnitHeader, unit: [UInt8]) -> SliceInfo {
+        switch codec {
+        case .h264:
+            let s = try? H264SliceHeaderStart(nalUnit: unit, spsByID: h264SPS, ppsByID: h264PPS)
+            return SliceInfo(h264: s, h265: nil, header: header)
+        case .h265:
+            let s = try? H265SliceSegmentHeaderStart(nalUnit: unit, spsByID: h265SPS, ppsByID: h265PPS)
+            return SliceInfo(h264: nil, h265: s, header: header)
+        }
+    }
+}
+
+/// The slice-header fields that decide whether a VCL unit starts a new picture.
+public struct SliceInfo {
+    public let h264: H264SliceHeaderStart?
+    public let h265: H265SliceSegmentHeaderStart?
+    public let header: NALUnitHeader
+
+    /// True when this slice begins a picture other than `previous`'s.
+    /// H.264: §7.4.1.2.4 (first_mb_in_slice, frame_num, pps id, field flags, nal_ref_idc, POC, idr_pic_id).
+    /// H.265: `first_slice_segment_in_pic_flag` (§7.4.7.1).
+    /// An unreadable header never splits a picture (the decoder will count it).
+    public func startsNewPicture(after previous: SliceInfo) -> Bool {
+        if let cur = h264 {
+            guard let prev = previous.h264 else { return cur.firstMbInSlice == 0 }
+            return H264SliceHeaderStart.startsNewPicture(previous: prev, current: cur)
+        }
+        if let cur = h265 { return cur.firstSliceSegmentInPicFlag }
+        return false
+    }
+}

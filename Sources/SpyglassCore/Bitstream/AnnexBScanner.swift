@@ -1,0 +1,150 @@
+/// Splits an Annex B byte stream into NAL units, incrementally, across arbitrary cuts.
+///
+/// Rules (ITU-T H.264 Annex B.2, H.265 Annex B.2): a NAL unit follows a start code
+/// `0x00 0x00 0x01` (a 4-byte `0x00 0x00 0x00 0x01` is a zero byte plus the 3-byte code);
+/// any number of `trailing_zero_8bits` may precede the next start code, and a NAL unit never
+/// ends in `0x00` (§7.4.1), so trailing zeros are stripped. Bytes before the first start code
+/// are counted as junk; start codes with nothing between them (zero-length units) are counted
+/// and skipped.
+///
+/// In a byte stream a unit's end is known only when the next start code arrives. A live source
+/// also ends the pending unit with ``flush(atMicros:reason:)`` when the input goes idle, so the
+/// last unit of a picture is not held until the next picture starts.
+public struct AnnexBScanner {
+    /// Why a pending unit was closed without a following start code.
+    public enum FlushReason: Sendable { case idle, endOfStream }
+
+    /// Counters for what the scanner dropped or repaired.
+    public struct Counters: Equatable, Sendable {
+        /// Bytes before the first start code, or after an idle cut, that belong to no unit.
+        public var junkBytes = 0
+        /// Start codes immediately followed by another start code (or the end).
+        public var zeroLengthUnits = 0
+        /// Units dropped because they exceeded `maxUnitBytes`.
+        public var oversizeUnits = 0
+        /// Units closed by ``flush(atMicros:reason:)`` on an idle input.
+        public var idleFlushes = 0
+    }
+
+    /// Largest NAL unit kept, in bytes; a larger one is dropped and counted.
+    public let maxUnitBytes: Int
+    public private(set) var counters = Counters()
+
+    private var pending: [UInt8] = []
+    private var inUnit = false          // a start code has been seen and `pending` belongs to a unit
+    private var skipping = false        // the current unit overflowed and is being skipped
+    private var zeroRun = 0             // zero bytes at the tail of the input seen so far
+    private var firstByteMicros: UInt64 = 0
+    private var lastByteMicros: UInt64 = 0
+    private var damaged = false
+    private var pendingJunk = 0         // bytes outside any unit since the last start code
+
+    /// - Parameter maxUnitBytes: cap on one NAL unit, in bytes (default 16 MiB).
+    public init(maxUnitBytes: Int = 16 << 20) {
+        self.maxUnitBytes = maxUnitBytes
+        pending.reserveCapacity(64 << 10)
+    }
+
+    /// Marks the unit now being received as damaged (bytes were lost inside it).
+    public mutating func markDamaged() { damaged = true }
+
+    /// Feeds the next bytes of the stream.
+    /// - Parameters:
+    ///   - chunk: the bytes, in order; any length, including 0.
+    ///   - arrivalMicros: monotonic arrival time of the chunk, µs.
+    ///   - emit: called with each NAL unit completed by this chunk, in stream order.
+    public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, emit: (NALUnit) -> Void) {
+        guard !chunk.isEmpty else { return }
+        let bytes = chunk.bindMemory(to: UInt8.self)
+        var segmentStart = 0
+        var i = 0
+        let n = bytes.count
+        while i < n {
+            let b = bytes[i]
+            if b == 0 {
+                zeroRun += 1
+            } else {
+                if b == 1 && zeroRun >= 2 {
+                    // Start code complete at i. Everything before its zeros ends the pending unit.
+                    append(bytes, segmentStart, i + 1, arrivalMicros)
+                    if inUnit {
+                        pending.removeLast(min(pending.count, zeroRun + 1))
+                    } else {
+                        pendingJunk -= min(pendingJunk, zeroRun + 1)
+                    }
+                    finishUnit(emit: emit)
+                    inUnit = true
+                    skipping = false
+                    segmentStart = i + 1
+                }
+                zeroRun = 0
+            }
+            i += 1
+        }
+        append(bytes, segmentStart, n, arrivalMicros)
+    }
+
+    /// Convenience for arrays and other contiguous byte collections.
+    public mutating func push(_ chunk: [UInt8], arrivalMicros: UInt64, emit: (NALUnit) -> Void) {
+        chunk.withUnsafeBytes { push($0, arrivalMicros: arrivalMicros, emit: emit) }
+    }
+
+    /// Ends the pending unit now: at end of stream, or when a live input went idle.
+    ///
+    /// After an idle flush, bytes that arrive before the next start code continued a unit that
+    /// was cut; they are counted as junk and the cut unit was already passed on.
+    /// - Parameters:
+    ///   - atMicros: monotonic time of the flush, µs (unused for timing the unit: its last byte is kept).
+    ///   - reason: idle gap or end of stream.
+    ///   - emit: called with the unit, if one was pending.
+    public mutating func flush(atMicros: UInt64, reason: FlushReason, emit: (NALUnit) -> Void) {
+        let hadUnit = inUnit && !pending.isEmpty
+        // Trailing zeros may be the beginning of the next start code: keep counting them,
+        // but they never belong to this unit (§7.4.1: a NAL unit does not end in 0x00).
+        var strip = 0
+        while strip < pending.count && pending[pending.count - 1 - strip] == 0 { strip += 1 }
+        pending.removeLast(strip)
+        if hadUnit && reason == .idle && !pending.isEmpty { counters.idleFlushes += 1 }
+        finishUnit(emit: emit)
+        inUnit = false
+        skipping = false
+        if reason == .endOfStream { zeroRun = 0 }
+    }
+
+    // MARK: - private
+
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, _ arrival: UInt64) {
+        guard to > from else { return }
+        if !inUnit {
+            // Junk before the first start code (or after an idle cut): counted, not kept.
+            pendingJunk += (to - from)
+            return
+        }
+        if skipping { return }
+        if pending.isEmpty { firstByteMicros = arrival }
+        lastByteMicros = arrival
+        if pending.count + (to - from) > maxUnitBytes {
+            counters.oversizeUnits += 1
+            pending.removeAll(keepingCapacity: true)
+            skipping = true
+            damaged = false
+            return
+        }
+        pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from..<to]))
+    }
+
+    private mutating func finishUnit(emit: (NALUnit) -> Void) {
+        if inUnit && !skipping {
+            if pending.isEmpty {
+                counters.zeroLengthUnits += 1
+            } else {
+                emit(NALUnit(bytes: pending, firstByteMicros: firstByteMicros,
+                             lastByteMicros: lastByteMicros, damaged: damaged))
+            }
+        }
+        counters.junkBytes += pendingJunk
+        pendingJunk = 0
+        pending.removeAll(keepingCapacity: true)
+        damaged = false
+    }
+}

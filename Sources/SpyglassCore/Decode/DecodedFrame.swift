@@ -1,0 +1,70 @@
+import CFFmpeg
+
+/// A picture out of libavcodec, with the timing of the access unit it came from.
+///
+/// Owns a reference to the `AVFrame` (freed on deinit). Planes are in the decoder's native
+/// pixel format (`yuv420p`, `yuv420p10le`, `yuv422p`, …); conversion, if any, happens at display.
+public final class DecodedFrame: @unchecked Sendable {
+    /// The frame; valid for the life of this object.
+    public let frame: UnsafeMutablePointer<AVFrame>
+    /// Output order, from 0.
+    public let index: Int
+    /// Index of the access unit that produced it (from the packet's pts).
+    public let accessUnitIndex: Int
+    /// Stage stamps, monotonic µs.
+    public var timing: FrameTiming
+    /// True when the access unit was damaged or libavcodec flagged errors in the picture.
+    public let damaged: Bool
+
+    init(frame: UnsafeMutablePointer<AVFrame>, index: Int, accessUnitIndex: Int, timing: FrameTiming, damaged: Bool) {
+        self.frame = frame
+        self.index = index
+        self.accessUnitIndex = accessUnitIndex
+        self.timing = timing
+        self.damaged = damaged
+    }
+
+    deinit {
+        var f: UnsafeMutablePointer<AVFrame>? = frame
+        av_frame_free(&f)
+    }
+
+    /// Width in luma samples.
+    public var width: Int { Int(frame.pointee.width) }
+    /// Height in luma samples.
+    public var height: Int { Int(frame.pointee.height) }
+    /// libavutil pixel format.
+    public var pixelFormat: AVPixelFormat { AVPixelFormat(rawValue: frame.pointee.format) }
+    /// Pixel format name, e.g. "yuv420p".
+    public var pixelFormatName: String { av_get_pix_fmt_name(pixelFormat).map { String(cString: $0) } ?? "?" }
+    /// True for full ("JPEG") range samples, from the frame's `color_range` (or a `yuvj` format).
+    public var isFullRange: Bool {
+        frame.pointee.color_range == AVCOL_RANGE_JPEG
+            || [AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P, AV_PIX_FMT_YUVJ444P].contains(pixelFormat)
+    }
+    /// Colour matrix signalled by the stream (`AVCOL_SPC_*`).
+    public var colorSpace: AVColorSpace { frame.pointee.colorspace }
+    /// Sample aspect ratio as (num, den); (1, 1) when unknown.
+    public var sampleAspectRatio: (Int, Int) {
+        let r = frame.pointee.sample_aspect_ratio
+        return r.num > 0 && r.den > 0 ? (Int(r.num), Int(r.den)) : (1, 1)
+    }
+}
+
+/// Monotonic µs stamps of one frame's trip through the receiver (0 = not reached).
+public struct FrameTiming: Sendable, Codable {
+    /// First byte of the access unit arrived.
+    public var firstByteMicros: UInt64 = 0
+    /// Last byte arrived.
+    public var lastByteMicros: UInt64 = 0
+    /// The assembler knew the access unit was complete.
+    public var completeMicros: UInt64 = 0
+    /// Handed to libavcodec.
+    public var decodeStartMicros: UInt64 = 0
+    /// libavcodec returned the picture.
+    public var decodeEndMicros: UInt64 = 0
+    /// Presented: `SDL_RenderPresent` returned, or the headless sink took it.
+    public var presentedMicros: UInt64 = 0
+
+    public init() {}
+}

@@ -1,0 +1,79 @@
+import CFFmpeg
+import Foundation
+
+/// Writes one line per decoded frame in the format of `ffmpeg -f framemd5`:
+/// `0, pts, pts, 1, size, md5` where size and md5 are over the frame packed with no padding
+/// (`av_image_copy_to_buffer`, align 1), exactly as ffmpeg's rawvideo encoder packs it.
+/// The hash and size columns equal ffmpeg's for the same input; pts counts frames from 0.
+public final class FrameMD5Writer {
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+    private var headerWritten = false
+    /// Lines written.
+    public private(set) var count = 0
+
+    /// Creates or truncates `path`. Throws when the file cannot be created.
+    public init(path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil) ,
+              let h = FileHandle(forWritingAtPath: path) else {
+            throw SourceError.open("\(path): cannot create framemd5 file")
+        }
+        handle = h
+    }
+
+    /// The `(size, md5 hex)` of a frame packed as ffmpeg packs it.
+    public static func hash(_ f: DecodedFrame) -> (size: Int, md5: String) {
+        var buffer: [UInt8] = []
+        return hash(f, scratch: &buffer)
+    }
+
+    static func hash(_ f: DecodedFrame, scratch buffer: inout [UInt8]) -> (size: Int, md5: String) {
+        let frame = f.frame
+        let fmt = f.pixelFormat
+        let size = Int(av_image_get_buffer_size(fmt, frame.pointee.width, frame.pointee.height, 1))
+        guard size > 0 else { return (0, String(repeating: "0", count: 32)) }
+        if buffer.count < size { buffer = [UInt8](repeating: 0, count: size) }
+        var digest = [UInt8](repeating: 0, count: 16)
+        buffer.withUnsafeMutableBufferPointer { dst in
+            withUnsafePointer(to: frame.pointee.data) { dataTuple in
+                withUnsafePointer(to: frame.pointee.linesize) { sizeTuple in
+                    dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { data in
+                        sizeTuple.withMemoryRebound(to: Int32.self, capacity: 8) { lines in
+                            _ = av_image_copy_to_buffer(dst.baseAddress, Int32(size), data, lines, fmt,
+                                                        frame.pointee.width, frame.pointee.height, 1)
+                        }
+                    }
+                }
+            }
+            av_md5_sum(&digest, dst.baseAddress, Int(size))
+        }
+        return (size, digest.map { String(format: "%02x", $0) }.joined())
+    }
+
+    /// Appends the line for `frame`.
+    public func write(_ frame: DecodedFrame) {
+        if !headerWritten {
+            let header = """
+            #format: frame checksums
+            #version: 2
+            #hash: MD5
+            #tb 0: 1/1
+            #media_type 0: video
+            #codec_id 0: rawvideo
+            #dimensions 0: \(frame.width)x\(frame.height)
+            #sar 0: \(frame.sampleAspectRatio.0)/\(frame.sampleAspectRatio.1)
+            #stream#, dts,        pts, duration,     size, hash
+
+            """
+            handle.write(header.data(using: .utf8)!)
+            headerWritten = true
+        }
+        let (size, md5) = Self.hash(frame, scratch: &buffer)
+        let line = String(format: "0, %10d, %10d, %8d, %8d, ", count, count, 1, size) + md5 + "\n"
+        handle.write(line.data(using: .utf8)!)
+        count += 1
+    }
+
+    /// Flushes and closes the file.
+    public func close() { try? handle.close() }
+}

@@ -1,0 +1,313 @@
+import CSDL2
+import CFFmpeg
+import Foundation
+
+/// The SDL2 window: YUV planes go straight into a streaming texture, letterboxed, resizable.
+///
+/// Runs on the main thread. Other threads only call ``wake()``, which posts an SDL user event so
+/// that a waiting ``waitEvent(timeoutMillis:)`` returns at once when a frame is ready.
+///
+/// Colour: SDL2's YUV textures know BT.601 (limited and full) and BT.709 limited. Those go
+/// straight in as IYUV with the matching `SDL_YUV_CONVERSION_MODE`. Everything else
+/// (BT.709 full range, BT.2020, 4:2:2, 4:4:4, 10-bit, NV12, …) is converted to RGB with
+/// libswscale using the stream's matrix and range (ITU-T H.273 `matrix_coefficients`,
+/// `video_full_range_flag`).
+public final class SDLDisplay {
+    /// What the window asks of its owner.
+    public enum Event: Equatable {
+        case quit
+        case toggleFullscreen
+        case redraw
+        case frameReady
+        case key(Int32)
+    }
+
+    /// Errors creating the window.
+    public enum DisplayError: Error, CustomStringConvertible {
+        case sdl(String)
+        public var description: String {
+            switch self { case .sdl(let s): return "SDL: \(s)" }
+        }
+    }
+
+    private var window: OpaquePointer?
+    private var renderer: OpaquePointer?
+    private var texture: OpaquePointer?
+    private var textureKey: TextureKey?
+    private var sws: OpaquePointer?
+    private var font: OpaquePointer?
+    private var lastAspect: Double = 16.0 / 9.0
+    private var hasPicture = false
+    private var overlay: [String] = []
+    private var message: [String] = ["Waiting for video…"]
+    /// The SDL renderer in use ("opengl", "software", …).
+    public private(set) var rendererName = "?"
+    /// When true, each present also reads back the rendered picture into ``lastReadback``.
+    public var captureReadback = false
+    /// RGB24 pixels of the last presented picture (width, height, bytes), when ``captureReadback``.
+    public private(set) var lastReadback: (width: Int, height: Int, rgb: [UInt8])?
+    /// Pictures uploaded through libswscale (the stream's format or colour needed conversion).
+    public private(set) var convertedFrames = 0
+
+    nonisolated(unsafe) private static var wakeEventType: UInt32 = 0
+
+    private struct TextureKey: Equatable {
+        var width: Int32, height: Int32
+        var format: Int32
+        var yuvMode: Int   // -1 = RGB via swscale
+    }
+
+    /// Opens the window.
+    /// - Parameters:
+    ///   - title: window title.
+    ///   - width/height: initial client size, pixels.
+    ///   - vsync: wait for vertical blank on present (off by default: latency).
+    ///   - fontPath: TrueType font for status text (DejaVu Sans by default; text is skipped if missing).
+    /// - Throws: ``DisplayError`` when SDL cannot open a window (no display and no driver).
+    public init(title: String, width: Int = 960, height: Int = 540, vsync: Bool = false,
+                fontPath: String = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf") throws {
+        SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "1")
+        SDL_SetHint(SDL_HINT_RENDER_VSYNC, vsync ? "1" : "0")
+        SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "linear")
+        guard SDL_Init(SDL_INIT_VIDEO) == 0 else { throw DisplayError.sdl(String(cString: SDL_GetError())) }
+        if Self.wakeEventType == 0 { Self.wakeEventType = SDL_RegisterEvents(1) }
+        window = SDL_CreateWindow(title, spy_sdl_windowpos_undefined(), spy_sdl_windowpos_undefined(),
+                                  Int32(width), Int32(height),
+                                  SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue)
+        guard window != nil else { throw DisplayError.sdl(String(cString: SDL_GetError())) }
+        let flags = vsync ? SDL_RENDERER_PRESENTVSYNC.rawValue : 0
+        renderer = SDL_CreateRenderer(window, -1, flags | SDL_RENDERER_ACCELERATED.rawValue)
+            ?? SDL_CreateRenderer(window, -1, flags | SDL_RENDERER_SOFTWARE.rawValue)
+        guard renderer != nil else { throw DisplayError.sdl(String(cString: SDL_GetError())) }
+        var info = SDL_RendererInfo()
+        if SDL_GetRendererInfo(renderer, &info) == 0, let n = info.name { rendererName = String(cString: n) }
+        if TTF_Init() == 0 { font = TTF_OpenFont(fontPath, 22) }
+        redraw()
+    }
+
+    deinit {
+        if let sws { sws_freeContext(sws) }
+        if let texture { SDL_DestroyTexture(texture) }
+        if let font { TTF_CloseFont(font) }
+        if let renderer { SDL_DestroyRenderer(renderer) }
+        if let window { SDL_DestroyWindow(window) }
+        SDL_Quit()
+    }
+
+    /// Posts a wake-up to the window's event queue. Safe from any thread.
+    public static func wake() {
+        var e = SDL_Event()
+        e.type = wakeEventType
+        SDL_PushEvent(&e)
+    }
+
+    /// Sets the title bar text.
+    public func setTitle(_ title: String) { SDL_SetWindowTitle(window, title) }
+
+    /// Shows a full-window status message (waiting, ended) in place of the picture.
+    public func showMessage(_ lines: [String]) {
+        message = lines
+        hasPicture = false
+        redraw()
+    }
+
+    /// Lines drawn over the picture's corner (stall state, counters); empty for none.
+    public func setOverlay(_ lines: [String]) {
+        overlay = lines
+    }
+
+    /// Waits for the next event, up to `timeoutMillis`.
+    public func waitEvent(timeoutMillis: Int32) -> Event? {
+        var e = SDL_Event()
+        guard SDL_WaitEventTimeout(&e, timeoutMillis) == 1 else { return nil }
+        return translate(e)
+    }
+
+    /// Takes one pending event without waiting.
+    public func pollEvent() -> Event? {
+        var e = SDL_Event()
+        guard SDL_PollEvent(&e) == 1 else { return nil }
+        return translate(e) ?? .redraw
+    }
+
+    private func translate(_ e: SDL_Event) -> Event? {
+        switch e.type {
+        case Self.wakeEventType: return .frameReady
+        case SDL_QUIT.rawValue: return .quit
+        case SDL_KEYDOWN.rawValue:
+            let sym = e.key.keysym.sym
+            if sym == Int32(SDLK_q.rawValue) || sym == Int32(SDLK_ESCAPE.rawValue) { return .quit }
+            if sym == Int32(SDLK_f.rawValue) { return .toggleFullscreen }
+            return .key(sym)
+        case SDL_WINDOWEVENT.rawValue:
+            return .redraw
+        default:
+            return nil
+        }
+    }
+
+    /// Switches between windowed and desktop fullscreen.
+    public func toggleFullscreen() {
+        let full = SDL_GetWindowFlags(window) & SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue != 0
+        SDL_SetWindowFullscreen(window, full ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue)
+        redraw()
+    }
+
+    /// Uploads `frame` and presents it. Returns after `SDL_RenderPresent` returns.
+    public func present(_ frame: DecodedFrame) {
+        upload(frame)
+        let (sn, sd) = frame.sampleAspectRatio
+        lastAspect = Double(frame.width * sn) / Double(max(1, frame.height * sd))
+        hasPicture = true
+        redraw()
+    }
+
+    /// Redraws the current picture or message (after a resize or expose).
+    public func redraw() {
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
+        SDL_RenderClear(renderer)
+        var ow: Int32 = 0, oh: Int32 = 0
+        SDL_GetRendererOutputSize(renderer, &ow, &oh)
+        if hasPicture, let texture {
+            var dst = letterbox(outputWidth: Int(ow), outputHeight: Int(oh), aspect: lastAspect)
+            SDL_RenderCopy(renderer, texture, nil, &dst)
+            if !overlay.isEmpty { drawText(overlay, x: 12, y: 12, box: true) }
+        } else {
+            SDL_SetRenderDrawColor(renderer, 32, 36, 44, 255)
+            SDL_RenderClear(renderer)
+            drawText(message, x: 24, y: Int(oh) / 2 - 30 * message.count / 2, box: false)
+        }
+        if captureReadback && hasPicture { readBack(Int(ow), Int(oh)) }
+        SDL_RenderPresent(renderer)
+    }
+
+    /// The letterboxed destination rectangle for a picture of display aspect `aspect` (w/h).
+    public static func letterboxRect(outputWidth: Int, outputHeight: Int, aspect: Double) -> (x: Int, y: Int, w: Int, h: Int) {
+        guard outputWidth > 0, outputHeight > 0, aspect > 0 else { return (0, 0, outputWidth, outputHeight) }
+        var w = outputWidth
+        var h = Int((Double(w) / aspect).rounded())
+        if h > outputHeight {
+            h = outputHeight
+            w = Int((Double(h) * aspect).rounded())
+        }
+        return ((outputWidth - w) / 2, (outputHeight - h) / 2, w, h)
+    }
+
+    private func letterbox(outputWidth: Int, outputHeight: Int, aspect: Double) -> SDL_Rect {
+        let r = Self.letterboxRect(outputWidth: outputWidth, outputHeight: outputHeight, aspect: aspect)
+        return SDL_Rect(x: Int32(r.x), y: Int32(r.y), w: Int32(r.w), h: Int32(r.h))
+    }
+
+    private func readBack(_ w: Int, _ h: Int) {
+        var rgb = [UInt8](repeating: 0, count: w * h * 3)
+        let rc = rgb.withUnsafeMutableBytes {
+            SDL_RenderReadPixels(renderer, nil, SDL_PIXELFORMAT_RGB24.rawValue, $0.baseAddress, Int32(w * 3))
+        }
+        if rc == 0 { lastReadback = (w, h, rgb) }
+    }
+
+    // MARK: - upload
+
+    /// SDL's YUV conversion mode for a frame, or nil when SDL cannot show it right.
+    static func sdlYUVMode(for frame: DecodedFrame) -> SDL_YUV_CONVERSION_MODE? {
+        let fmt = frame.pixelFormat
+        guard fmt == AV_PIX_FMT_YUV420P || fmt == AV_PIX_FMT_YUVJ420P else { return nil }
+        let full = frame.isFullRange
+        let bt709: Bool
+        switch frame.colorSpace {
+        case AVCOL_SPC_BT709: bt709 = true
+        case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M, AVCOL_SPC_FCC: bt709 = false
+        case AVCOL_SPC_UNSPECIFIED, AVCOL_SPC_RESERVED: bt709 = frame.height > 576
+        default: return nil
+        }
+        switch (bt709, full) {
+        case (false, false): return SDL_YUV_CONVERSION_BT601
+        case (false, true): return SDL_YUV_CONVERSION_JPEG
+        case (true, false): return SDL_YUV_CONVERSION_BT709
+        case (true, true): return nil  // SDL2 has no BT.709 full-range mode
+        }
+    }
+
+    private func upload(_ frame: DecodedFrame) {
+        let f = frame.frame
+        let mode = Self.sdlYUVMode(for: frame)
+        let key = TextureKey(width: f.pointee.width, height: f.pointee.height, format: f.pointee.format,
+                             yuvMode: mode.map { Int($0.rawValue) } ?? -1)
+        if key != textureKey {
+            if let texture { SDL_DestroyTexture(texture) }
+            if let mode { SDL_SetYUVConversionMode(mode) }
+            let pixfmt = mode != nil ? SDL_PIXELFORMAT_IYUV.rawValue : SDL_PIXELFORMAT_ARGB8888.rawValue
+            texture = SDL_CreateTexture(renderer, pixfmt, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
+                                        f.pointee.width, f.pointee.height)
+            textureKey = key
+            if let sws { sws_freeContext(sws); self.sws = nil }
+            if mode == nil {
+                sws = sws_getContext(f.pointee.width, f.pointee.height, AVPixelFormat(rawValue: f.pointee.format),
+                                     f.pointee.width, f.pointee.height, AV_PIX_FMT_BGRA,
+                                     Int32(SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT), nil, nil, nil)
+                if let sws {
+                    let coefficients = sws_getCoefficients(Self.swsColorspace(frame))
+                    let rgbTable = sws_getCoefficients(SWS_CS_DEFAULT)
+                    sws_setColorspaceDetails(sws, coefficients, frame.isFullRange ? 1 : 0, rgbTable, 1, 0, 1 << 16, 1 << 16)
+                }
+            }
+        }
+        guard let texture else { return }
+        if mode != nil {
+            SDL_UpdateYUVTexture(texture, nil,
+                                 f.pointee.data.0, f.pointee.linesize.0,
+                                 f.pointee.data.1, f.pointee.linesize.1,
+                                 f.pointee.data.2, f.pointee.linesize.2)
+        } else if let sws {
+            var pixels: UnsafeMutableRawPointer?
+            var pitch: Int32 = 0
+            guard SDL_LockTexture(texture, nil, &pixels, &pitch) == 0, let pixels else { return }
+            var dst: [UnsafeMutablePointer<UInt8>?] = [pixels.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
+            var dstStride: [Int32] = [pitch, 0, 0, 0]
+            withUnsafePointer(to: f.pointee.data) { dataTuple in
+                withUnsafePointer(to: f.pointee.linesize) { sizeTuple in
+                    dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
+                        sizeTuple.withMemoryRebound(to: Int32.self, capacity: 8) { srcStride in
+                            _ = sws_scale(sws, src, srcStride, 0, f.pointee.height, &dst, &dstStride)
+                        }
+                    }
+                }
+            }
+            SDL_UnlockTexture(texture)
+            convertedFrames += 1
+        }
+    }
+
+    private static func swsColorspace(_ frame: DecodedFrame) -> Int32 {
+        switch frame.colorSpace {
+        case AVCOL_SPC_BT709: return SWS_CS_ITU709
+        case AVCOL_SPC_FCC: return SWS_CS_FCC
+        case AVCOL_SPC_SMPTE240M: return SWS_CS_SMPTE240M
+        case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: return SWS_CS_BT2020
+        case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M: return SWS_CS_ITU601
+        default: return frame.height > 576 ? SWS_CS_ITU709 : SWS_CS_ITU601
+        }
+    }
+
+    // MARK: - text
+
+    private func drawText(_ lines: [String], x: Int, y: Int, box: Bool) {
+        guard let font else { return }
+        var yy = y
+        for line in lines where !line.isEmpty {
+            guard let surface = TTF_RenderUTF8_Blended(font, line, SDL_Color(r: 235, g: 235, b: 235, a: 255)) else { continue }
+            defer { SDL_FreeSurface(surface) }
+            guard let tex = SDL_CreateTextureFromSurface(renderer, surface) else { continue }
+            defer { SDL_DestroyTexture(tex) }
+            var r = SDL_Rect(x: Int32(x), y: Int32(yy), w: surface.pointee.w, h: surface.pointee.h)
+            if box {
+                SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
+                SDL_SetRenderDrawColor(renderer, 0, 0, 0, 160)
+                var bg = SDL_Rect(x: r.x - 6, y: r.y - 2, w: r.w + 12, h: r.h + 4)
+                SDL_RenderFillRect(renderer, &bg)
+            }
+            SDL_RenderCopy(renderer, tex, nil, &r)
+            yy += Int(surface.pointee.h) + 6
+        }
+    }
+}

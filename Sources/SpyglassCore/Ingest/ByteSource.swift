@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSystem
+
+/// What one read from a source produced.
+public enum SourceEvent: Equatable, Sendable {
+    /// `count` bytes are in the buffer. `truncated`: a datagram was larger than the buffer (MSG_TRUNC)
+    /// and its tail was lost.
+    case data(count: Int, arrivalMicros: UInt64, truncated: Bool)
+    /// A zero-length datagram (keep-alive). Counted, never passed on.
+    case emptyDatagram
+    /// No data within the timeout.
+    case timeout
+    /// The input ended (end of file, peer closed).
+    case end
+}
+
+/// Counters every source keeps.
+public struct SourceCounters: Equatable, Sendable, Codable {
+    /// Datagrams (UDP) or reads (TCP, file, stdin) that delivered bytes.
+    public var datagrams = 0
+    /// Bytes delivered.
+    public var bytes = 0
+    /// Zero-length datagrams received and dropped.
+    public var emptyDatagrams = 0
+    /// Datagrams cut by the receive buffer (MSG_TRUNC): counted and marked damaged.
+    public var truncatedDatagrams = 0
+    /// Senders accepted (TCP listen) or connections made (TCP client).
+    public var connections = 0
+}
+
+/// Errors opening or reading a source. The description is the one-line message a user sees.
+public enum SourceError: Error, CustomStringConvertible, Equatable {
+    case open(String)
+    case read(String)
+    public var description: String {
+        switch self { case .open(let s): return s; case .read(let s): return s }
+    }
+}
+
+/// A producer of stream bytes with arrival times: UDP, TCP, a file or stdin.
+///
+/// Every source is read from one thread, one call at a time.
+public protocol ByteSource: AnyObject {
+    /// The source as the user named it, for logs and the window title.
+    var label: String { get }
+    /// True when data arrives in real time (sockets): no pacing, idle gaps end access units.
+    var isLive: Bool { get }
+    /// Counters so far.
+    var counters: SourceCounters { get }
+    /// Waits up to `timeoutMicros` for input and reads what is there into `buffer`.
+    /// Throws ``SourceError/read(_:)`` on an error the source cannot continue from.
+    func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent
+    /// Releases the descriptor. Safe to call twice.
+    func close()
+}
+
+/// Waits for a descriptor to become readable, with µs precision (`ppoll`).
+/// - Returns: true when readable (or hung up), false on timeout or EINTR.
+func waitReadable(_ fd: Int32, timeoutMicros: Int) -> Bool {
+    spy_wait_readable(fd, timeoutMicros) > 0
+}
+
+/// `strerror` as a Swift string.
+func errnoText(_ e: Int32 = errno) -> String { String(cString: strerror(e)) }

@@ -1,0 +1,86 @@
+/// Where the bytes come from: the `SOURCE` argument of `spyglass play`.
+///
+/// | form | meaning |
+/// |---|---|
+/// | `udp://[ADDR]:PORT` | bind and receive; ADDR defaults to all interfaces |
+/// | `tcp://HOST:PORT` | connect to a sender |
+/// | `tcp://[ADDR]:PORT?listen` | accept a sender that connects to us |
+/// | a path | read the file |
+/// | `-` | standard input |
+public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
+    case udp(host: String?, port: UInt16)
+    case tcpConnect(host: String, port: UInt16)
+    case tcpListen(host: String?, port: UInt16)
+    case file(path: String)
+    case stdin
+
+    /// Errors for a SOURCE that cannot be understood.
+    public enum ParseError: Error, Equatable, CustomStringConvertible {
+        case unknownScheme(String)
+        case badAddress(String)
+        public var description: String {
+            switch self {
+            case .unknownScheme(let s): return "unknown URL scheme '\(s)' (use udp://, tcp://, a file path or -)"
+            case .badAddress(let s): return "bad address '\(s)' (expected HOST:PORT with PORT 1-65535)"
+            }
+        }
+    }
+
+    /// Parses a SOURCE argument. Throws ``ParseError``.
+    public init(parsing text: String) throws {
+        if text == "-" { self = .stdin; return }
+        guard let schemeEnd = text.range(of: "://") else { self = .file(path: text); return }
+        let scheme = text[..<schemeEnd.lowerBound].lowercased()
+        var rest = String(text[schemeEnd.upperBound...])
+        var query = ""
+        if let q = rest.firstIndex(of: "?") { query = String(rest[rest.index(after: q)...]); rest = String(rest[..<q]) }
+        if rest.hasSuffix("/") { rest.removeLast() }
+        let (host, port) = try Self.hostPort(rest, original: text)
+        let listen = query.split(separator: "&").contains { $0 == "listen" || $0 == "listen=1" }
+        switch scheme {
+        case "udp": self = .udp(host: host, port: port)
+        case "tcp":
+            if listen { self = .tcpListen(host: host, port: port) }
+            else {
+                guard let host else { throw ParseError.badAddress(text) }
+                self = .tcpConnect(host: host, port: port)
+            }
+        case "file": self = .file(path: rest)
+        default: throw ParseError.unknownScheme(scheme)
+        }
+    }
+
+    private static func hostPort(_ s: String, original: String) throws -> (String?, UInt16) {
+        // [v6]:port, host:port, :port
+        var host: Substring
+        var portText: Substring
+        if s.hasPrefix("[") , let close = s.firstIndex(of: "]") {
+            host = s[s.index(after: s.startIndex)..<close]
+            let after = s[s.index(after: close)...]
+            guard after.hasPrefix(":") else { throw ParseError.badAddress(original) }
+            portText = after.dropFirst()
+        } else if let colon = s.lastIndex(of: ":") {
+            host = s[..<colon]
+            portText = s[s.index(after: colon)...]
+        } else {
+            throw ParseError.badAddress(original)
+        }
+        guard let port = UInt16(portText), port > 0 else { throw ParseError.badAddress(original) }
+        return (host.isEmpty ? nil : String(host), port)
+    }
+
+    /// True for sources that deliver in real time (sockets), as opposed to files and stdin.
+    public var isLive: Bool {
+        switch self { case .udp, .tcpConnect, .tcpListen: return true; case .file, .stdin: return false }
+    }
+
+    public var description: String {
+        switch self {
+        case .udp(let h, let p): return "udp://\(h.map { $0.contains(":") ? "[\($0)]" : $0 } ?? ""):\(p)"
+        case .tcpConnect(let h, let p): return "tcp://\(h.contains(":") ? "[\(h)]" : h):\(p)"
+        case .tcpListen(let h, let p): return "tcp://\(h ?? ""):\(p)?listen"
+        case .file(let path): return path
+        case .stdin: return "stdin"
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Options of `spyglass play` beyond the receiver's own.
+public struct PlayOptions: Sendable {
+    public var receiver = ReceiverOptions()
+    public enum DisplayKind: String, Sendable { case sdl, none }
+    public var display: DisplayKind = .sdl
+    public var framemd5Path: String?
+    public var summaryPath: String?
+    /// Write the window's read-back picture of the last presented frame here (PPM, RGB24).
+    public var snapshotPath: String?
+    public var vsync = false
+    public var quiet = false
+    public init() {}
+}
+
+/// Opens a ``ByteSource`` for a ``SourceURL``.
+/// - Throws: ``SourceError/open(_:)`` with a one-line message.
+public func openSource(_ url: SourceURL, options: ReceiverOptions) throws -> ByteSource {
+    switch url {
+    case .udp(let host, let port):
+        let s = try UDPSource(host: host, port: port, receiveBufferBytes: options.udpReceiveBufferBytes)
+        Log.info("\(s.label): listening (port \(s.boundPort)), receive buffer \(s.grantedReceiveBufferBytes / 1024) KiB granted (asked \(options.udpReceiveBufferBytes / 1024) KiB)")
+        return s
+    case .tcpConnect(let host, let port):
+        let s = try TCPSource(connectTo: host, port: port)
+        Log.info("\(s.label): connected")
+        return s
+    case .tcpListen(let host, let port):
+        let s = try TCPSource(listenOn: host, port: port)
+        Log.info("\(s.label): waiting for a sender on port \(s.listeningPort)")
+        return s
+    case .file(let path):
+        return try StreamFDSource.file(path: path)
+    case .stdin:
+        return StreamFDSource.stdin()
+    }
+}
+
+/// Writes an RGB24 picture as binary PPM (P6).
+public func writePPM(path: String, width: Int, height: Int, rgb: [UInt8]) throws {
+    var data = Data("P6\n\(width) \(height)\n255\n".utf8)
+    data.append(contentsOf: rgb)
+    try data.write(to: URL(fileURLWithPath: path))
+}

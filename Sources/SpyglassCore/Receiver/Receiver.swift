@@ -1,0 +1,235 @@
+import Foundation
+
+/// The receive path on one thread: source → Annex B scanner → codec detection →
+/// access-unit assembler → (pacer, for files) → libavcodec → frame sink.
+///
+/// ``run(sink:)`` blocks until the input ends, the frame limit or the no-data timeout is
+/// reached, or ``stop`` is set. The sink is called on the same thread for every decoded frame,
+/// with `decodeEndMicros` stamped; it decides what "presented" means (window or headless).
+public final class Receiver: @unchecked Sendable {
+    public let source: ByteSource
+    public let options: ReceiverOptions
+    /// Set from any thread to end ``run(sink:)`` soon (within one idle-poll period).
+    public let stop = StopFlag()
+
+    private var scanner: AnnexBScanner
+    private var detector = CodecDetector()
+    private var heldUnits: [NALUnit] = []
+    private var assembler: AccessUnitAssembler?
+    private var decoder: VideoDecoder?
+    private var pacer: Pacer?
+    private var damagedAUs = 0
+    private var lastChangeCount = 0
+    private var decodeMicros: [UInt64] = []
+    private var started = MonotonicClock.nowMicros()
+    private let summaryLock = NSLock()
+    private var _summary = ReceiverSummary()
+
+    /// - Parameters:
+    ///   - source: an opened source.
+    ///   - options: see ``ReceiverOptions``.
+    public init(source: ByteSource, options: ReceiverOptions) {
+        self.source = source
+        self.options = options
+        self.scanner = AnnexBScanner(maxUnitBytes: options.maxAccessUnitBytes)
+    }
+
+    /// Counters so far (safe from any thread).
+    public var summary: ReceiverSummary { summaryLock.lock(); defer { summaryLock.unlock() }; return _summary }
+
+    /// The stream format from the latest SPS, once known.
+    public var format: StreamFormat? { assembler?.parameterSets.latestFormat }
+
+    /// Runs until the end. Throws ``SourceError`` on a read error the source cannot continue from.
+    /// - Parameter sink: takes each decoded frame (decode thread).
+    public func run(sink: (DecodedFrame) -> Void) throws {
+        started = MonotonicClock.nowMicros()
+        var buffer = [UInt8](repeating: 0, count: UDPSource.maxDatagramBytes + 1)
+        let idle = source.isLive || options.idleFlushMicros > 0 && isPipe(source) ? options.idleFlushMicros : 0
+        var flushedSinceData = true
+        var lastDataMicros = MonotonicClock.nowMicros()
+        let pollMicros = 50_000
+        var lastPublishMicros: UInt64 = 0
+        defer { publish(final: true) }
+
+        loop: while !stop.isSet {
+            let timeout = (!flushedSinceData && idle > 0) ? idle : pollMicros
+            let event = try buffer.withUnsafeMutableBytes { try source.read(into: $0, timeoutMicros: timeout) }
+            switch event {
+            case .data(let count, let arrival, let truncated):
+                lastDataMicros = arrival
+                flushedSinceData = false
+                buffer.withUnsafeBytes { raw in
+                    scanner.push(UnsafeRawBufferPointer(rebasing: raw[0..<count]), arrivalMicros: arrival) { unit in
+                        handle(unit: unit, sink: sink)
+                    }
+                }
+                if truncated { scanner.markDamaged() }
+            case .emptyDatagram:
+                continue
+            case .timeout:
+                let now = MonotonicClock.nowMicros()
+                if !flushedSinceData && idle > 0 && now >= lastDataMicros + UInt64(idle) {
+                    scanner.flush(atMicros: now, reason: .idle) { handle(unit: $0, sink: sink) }
+                    if let au = assembler?.flush(atMicros: now, reason: .idleGap) { handle(au: au, sink: sink) }
+                    flushedSinceData = true
+                }
+                if let t = options.timeoutSeconds, Double(now - lastDataMicros) / 1e6 >= t {
+                    Log.info("no data for \(t) s: stopping")
+                    break loop
+                }
+            case .end:
+                break loop
+            }
+            if reachedFrameLimit { break }
+            let now = MonotonicClock.nowMicros()
+            if now >= lastPublishMicros + 100_000 { publish(); lastPublishMicros = now }
+        }
+        // End of input: whatever is pending is complete.
+        let now = MonotonicClock.nowMicros()
+        if !stop.isSet && !reachedFrameLimit {
+            scanner.flush(atMicros: now, reason: .endOfStream) { handle(unit: $0, sink: sink) }
+            decideCodecIfUndecided(sink: sink)
+            if let au = assembler?.flush(atMicros: now, reason: .endOfStream) { handle(au: au, sink: sink) }
+            decoder?.drain { deliver($0, sink: sink) }
+        }
+    }
+
+    private var reachedFrameLimit: Bool {
+        guard let max = options.maxFrames else { return false }
+        return (decoder?.counters.framesDecoded ?? 0) >= max
+    }
+
+    private func isPipe(_ s: ByteSource) -> Bool {
+        guard s.label == "stdin" else { return false }
+        var st = stat()
+        return fstat(0, &st) == 0 && ((st.st_mode & S_IFMT) == S_IFIFO || (st.st_mode & S_IFMT) == S_IFSOCK)
+    }
+
+    // MARK: - stages
+
+    private func handle(unit: NALUnit, sink: (DecodedFrame) -> Void) {
+        if assembler == nil {
+            let codec = options.codec ?? detector.observe(unit.bytes)
+            guard let codec else {
+                heldUnits.append(unit)
+                if heldUnits.count > 256 { heldUnits.removeFirst(heldUnits.count - 256) }
+                return
+            }
+            start(codec: codec, detected: options.codec == nil)
+            let held = heldUnits
+            heldUnits.removeAll()
+            for u in held { push(u, sink: sink) }
+        }
+        push(unit, sink: sink)
+    }
+
+    private func decideCodecIfUndecided(sink: (DecodedFrame) -> Void) {
+        guard assembler == nil, !heldUnits.isEmpty else { return }
+        var d = CodecDetector(maxUnits: 0)
+        var codec: VideoCodec = .h264
+        for u in heldUnits { if let c = d.observe(u.bytes) { codec = c; break } }
+        start(codec: codec, detected: true)
+        let held = heldUnits
+        heldUnits.removeAll()
+        for u in held { push(u, sink: sink) }
+    }
+
+    private func start(codec: VideoCodec, detected: Bool) {
+        Log.info("codec: \(codec.displayName)\(detected ? " (detected from NAL headers)" : "")")
+        assembler = AccessUnitAssembler(codec: codec, maxAccessUnitBytes: options.maxAccessUnitBytes,
+                                        maxPictureWidth: options.maxPictureWidth, maxPictureHeight: options.maxPictureHeight)
+        do {
+            decoder = try VideoDecoder(codec: codec, threads: options.decoderThreads)
+        } catch {
+            Log.error("\(error)")
+            stop.set()
+        }
+        summaryLock.lock(); _summary.codec = codec.displayName; summaryLock.unlock()
+    }
+
+    private func push(_ unit: NALUnit, sink: (DecodedFrame) -> Void) {
+        guard var asm = assembler else { return }
+        let au = asm.push(unit)
+        assembler = asm
+        reportParameterSetChanges(asm.parameterSets)
+        if let au { handle(au: au, sink: sink) }
+    }
+
+    private func reportParameterSetChanges(_ store: ParameterSetStore) {
+        if store.changes.count != lastChangeCount || (store.changes.count == 32) {
+            for line in store.changes.suffix(max(0, store.changes.count - lastChangeCount)) { Log.info(line) }
+            lastChangeCount = store.changes.count
+        }
+    }
+
+    private func handle(au: AccessUnit, sink: (DecodedFrame) -> Void) {
+        guard let decoder, !reachedFrameLimit else { return }
+        if au.damaged { damagedAUs += 1 }
+        if !source.isLive && !options.untimed {
+            if pacer == nil {
+                var fps = options.fps ?? assembler?.parameterSets.latestFormat?.frameRate
+                if let f = fps, !(f > 0 && f <= 1000) { fps = nil }
+                if fps == nil {
+                    fps = 30
+                    Log.info("warning: the stream carries no frame rate (VUI timing); playing at 30 fps (use --fps N or --untimed)")
+                } else {
+                    Log.info(String(format: "playing at %.3f fps%@", fps!, options.fps == nil ? " (VUI timing)" : ""))
+                }
+                pacer = Pacer(framesPerSecond: fps)
+            }
+            let release = pacer!.releaseTime(arrivalMicros: au.completeMicros)
+            MonotonicClock.sleep(untilMicros: release)
+        }
+        decoder.decode(au) { deliver($0, sink: sink) }
+    }
+
+    private func deliver(_ frame: DecodedFrame, sink: (DecodedFrame) -> Void) {
+        if frame.timing.lastByteMicros > 0 && frame.timing.decodeEndMicros >= frame.timing.decodeStartMicros {
+            if decodeMicros.count < 100_000 { decodeMicros.append(frame.timing.decodeEndMicros - frame.timing.decodeStartMicros) }
+        }
+        sink(frame)
+    }
+
+    private func publish(final: Bool = false) {
+        var s = ReceiverSummary()
+        s.source = source.label
+        let sc = source.counters
+        s.datagrams = sc.datagrams; s.bytes = sc.bytes; s.emptyDatagrams = sc.emptyDatagrams
+        s.truncatedDatagrams = sc.truncatedDatagrams; s.connections = sc.connections
+        let k = scanner.counters
+        s.junkBytes = k.junkBytes; s.zeroLengthNALUnits = k.zeroLengthUnits; s.oversizeNALUnits = k.oversizeUnits
+        s.idleFlushes = k.idleFlushes
+        if let a = assembler {
+            s.codec = a.codec.displayName
+            s.nalUnits = a.counters.nalUnits; s.accessUnits = a.counters.accessUnits
+            s.invalidNALUnits = a.counters.invalidUnits; s.oversizeAccessUnits = a.counters.oversizeAccessUnits
+            s.unitsWithoutPicture = a.counters.unitsWithoutPicture
+            s.invalidParameterSets = a.parameterSets.invalidParameterSets
+            s.refusedPictureSize = a.parameterSets.oversizePictures
+            s.parameterSetChanges = a.parameterSets.changes
+            s.format = a.parameterSets.latestFormat.map { "\($0.codec.displayName) \($0)" }
+        }
+        if let d = decoder {
+            s.framesDecoded = d.counters.framesDecoded; s.decodeErrors = d.counters.decodeErrors
+            s.concealedFrames = d.counters.concealedFrames
+        }
+        s.damagedAccessUnits = damagedAUs
+        if final && !decodeMicros.isEmpty {
+            let sorted = decodeMicros.sorted()
+            s.decodeMillisP50 = Double(sorted[sorted.count / 2]) / 1000
+        }
+        s.durationSeconds = Double(MonotonicClock.nowMicros() - started) / 1e6
+        summaryLock.lock()
+        let keep = (_summary.framesDisplayed, _summary.framesDropped)
+        if !final { s.decodeMillisP50 = _summary.decodeMillisP50 }
+        _summary = s
+        (_summary.framesDisplayed, _summary.framesDropped) = keep
+        summaryLock.unlock()
+    }
+
+    /// Records what the display did, for the summary.
+    public func setDisplayCounts(displayed: Int, dropped: Int) {
+        summaryLock.lock(); _summary.framesDisplayed = displayed; _summary.framesDropped = dropped; summaryLock.unlock()
+    }
+}

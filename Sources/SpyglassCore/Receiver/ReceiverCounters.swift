@@ -1,0 +1,54 @@
+/// Everything a run counted, for the summary line and `--summary FILE` (JSON).
+public struct ReceiverSummary: Codable, Sendable {
+    public var source = ""
+    public var codec: String?
+    public var format: String?
+    /// Datagrams (UDP) or reads (TCP, file, stdin) and their bytes.
+    public var datagrams = 0
+    public var bytes = 0
+    public var emptyDatagrams = 0
+    public var truncatedDatagrams = 0
+    public var connections = 0
+    public var nalUnits = 0
+    public var accessUnits = 0
+    public var junkBytes = 0
+    public var zeroLengthNALUnits = 0
+    public var invalidNALUnits = 0
+    public var oversizeNALUnits = 0
+    public var oversizeAccessUnits = 0
+    public var idleFlushes = 0
+    public var unitsWithoutPicture = 0
+    public var damagedAccessUnits = 0
+    public var invalidParameterSets = 0
+    public var refusedPictureSize = 0
+    public var framesDecoded = 0
+    public var framesDisplayed = 0
+    public var framesDropped = 0
+    public var decodeErrors = 0
+    public var concealedFrames = 0
+    public var parameterSetChanges: [String] = []
+    /// Median time from an access unit's last byte to decode end, ms (nil with no frames).
+    public var decodeMillisP50: Double?
+    public var durationSeconds = 0.0
+
+    public init() {}
+
+    /// The one-line human summary printed to stderr on exit.
+    public var line: String {
+        var s = "spyglass: \(source): \(datagrams) datagrams, \(bytes) bytes"
+        if emptyDatagrams > 0 { s += " (\(emptyDatagrams) empty)" }
+        if truncatedDatagrams > 0 { s += " (\(truncatedDatagrams) truncated)" }
+        s += "; \(nalUnits) NAL units, \(accessUnits) access units"
+        s += "; \(framesDecoded) frames decoded, \(framesDisplayed) displayed, \(framesDropped) dropped"
+        s += "; \(decodeErrors) decode errors"
+        var extra: [String] = []
+        if concealedFrames > 0 { extra.append("\(concealedFrames) concealed") }
+        if damagedAccessUnits > 0 { extra.append("\(damagedAccessUnits) damaged AUs") }
+        if junkBytes > 0 { extra.append("\(junkBytes) junk bytes") }
+        if invalidNALUnits > 0 { extra.append("\(invalidNALUnits) invalid NAL units") }
+        if oversizeNALUnits + oversizeAccessUnits > 0 { extra.append("\(oversizeNALUnits + oversizeAccessUnits) oversize") }
+        if refusedPictureSize > 0 { extra.append("\(refusedPictureSize) SPS over size cap") }
+        if !extra.isEmpty { s += " (" + extra.joined(separator: ", ") + ")" }
+        return s
+    }
+}

@@ -1,0 +1,27 @@
+/// How a receiver runs: what `spyglass play` options set.
+public struct ReceiverOptions: Sendable {
+    /// Codec to assume; nil = detect from the NAL headers.
+    public var codec: VideoCodec?
+    /// Frame rate for files and stdin when given (overrides VUI timing).
+    public var fps: Double?
+    /// Play files and stdin as fast as possible.
+    public var untimed = false
+    /// Stop after this many decoded frames.
+    public var maxFrames: Int?
+    /// Stop after this many seconds with no data.
+    public var timeoutSeconds: Double?
+    /// A live input idle this long after data ends the pending NAL unit and access unit, µs.
+    /// 0 disables (then an access unit ends only when the next one starts).
+    public var idleFlushMicros = 1_000
+    /// Slice threads for the decoder (1 = single thread).
+    public var decoderThreads = 1
+    /// Cap on one access unit, bytes.
+    public var maxAccessUnitBytes = 32 << 20
+    /// Cap on picture size from an SPS, luma samples.
+    public var maxPictureWidth = 8192
+    public var maxPictureHeight = 4320
+    /// UDP receive buffer to ask the kernel for, bytes.
+    public var udpReceiveBufferBytes = 8 << 20
+
+    public init() {}
+}

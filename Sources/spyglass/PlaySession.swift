@@ -1,0 +1,170 @@
+import Foundation
+import SpyglassCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `spyglass play`: a receiver on its own thread, the window (or headless sink) on the main thread.
+final class PlaySession: @unchecked Sendable {
+    let url: SourceURL
+    var options: PlayOptions
+    private let slot = FrameSlot()
+    private let finished = StopFlag()
+    private var framemd5: FrameMD5Writer?
+    private var displayed = 0
+    private let lock = NSLock()
+    private var signalSource: DispatchSourceSignal?
+    private var runError: Error?
+
+    init(url: SourceURL, options: PlayOptions) {
+        self.url = url
+        self.options = options
+    }
+
+    /// Runs to the end; returns the process exit status.
+    func run() -> Int32 {
+        Log.setQuiet(options.quiet)
+        let source: ByteSource
+        do {
+            source = try openSource(url, options: options.receiver)
+        } catch {
+            Log.error("\(error)")
+            return 1
+        }
+        if let path = options.framemd5Path {
+            do { framemd5 = try FrameMD5Writer(path: path) } catch { Log.error("\(error)"); return 1 }
+        }
+        let receiver = Receiver(source: source, options: options.receiver)
+        installSignalHandler(receiver)
+
+        var display: SDLDisplay?
+        if options.display == .sdl {
+            let env = ProcessInfo.processInfo.environment
+            if env["DISPLAY"] == nil && env["WAYLAND_DISPLAY"] == nil && env["SDL_VIDEODRIVER"] == nil {
+                Log.info("no display (DISPLAY is unset): decoding headless; run under xvfb-run to see the window")
+                options.display = .none
+            } else {
+                do {
+                    display = try SDLDisplay(title: title(source, state: "waiting"), vsync: options.vsync)
+                    display?.captureReadback = options.snapshotPath != nil
+                    display?.showMessage(["Waiting for video…", "from \(source.label)"])
+                    Log.info("window open (SDL renderer: \(display!.rendererName))")
+                } catch {
+                    Log.info("\(error): decoding headless")
+                    options.display = .none
+                }
+            }
+        }
+
+        let md5 = framemd5
+        let headless = display == nil
+        let thread = Thread { [self] in
+            do {
+                try receiver.run { frame in
+                    md5?.write(frame)
+                    if headless {
+                        frame.timing.presentedMicros = MonotonicClock.nowMicros()
+                        self.lock.lock(); self.displayed += 1; self.lock.unlock()
+                    } else {
+                        self.slot.put(frame)
+                        SDLDisplay.wake()
+                    }
+                }
+            } catch {
+                self.lock.lock(); self.runError = error; self.lock.unlock()
+            }
+            self.finished.set()
+            self.slot.close()
+            if !headless { SDLDisplay.wake() }
+        }
+        thread.stackSize = 4 << 20
+        thread.start()
+
+        if let display {
+            runWindow(display, receiver: receiver, source: source)
+        } else {
+            while !finished.isSet { usleep(20_000) }
+        }
+        while !finished.isSet { usleep(5_000) }
+
+        framemd5?.close()
+        lock.lock()
+        receiver.setDisplayCounts(displayed: displayed, dropped: slot.dropped + (slot.take() != nil ? 1 : 0))
+        lock.unlock()
+        let summary = receiver.summary
+        fputs(summary.line + "\n", stderr)
+        if let p = summary.decodeMillisP50 { Log.info(String(format: "decode time per frame: p50 %.2f ms", p)) }
+        if let path = options.summaryPath {
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+            if let data = try? enc.encode(summary) {
+                do { try data.write(to: URL(fileURLWithPath: path)) } catch { Log.error("\(path): \(error.localizedDescription)") }
+            }
+        }
+        if let runError { Log.error("\(runError)"); return 1 }
+        if summary.framesDecoded == 0 && !url.isLive {
+            Log.error("\(source.label): no H.264/H.265 video found (\(summary.bytes) bytes read, \(summary.nalUnits) NAL units)")
+            return 1
+        }
+        return 0
+    }
+
+    private func runWindow(_ display: SDLDisplay, receiver: Receiver, source: ByteSource) {
+        var playing = false
+        var lastFormat = ""
+        while true {
+            let event = display.waitEvent(timeoutMillis: 100)
+            switch event {
+            case .quit?:
+                receiver.stop.set()
+                slot.close()
+            case .toggleFullscreen?:
+                display.toggleFullscreen()
+            case .redraw?:
+                display.redraw()
+            default:
+                break
+            }
+            if let frame = slot.take() {
+                display.present(frame)
+                frame.timing.presentedMicros = MonotonicClock.nowMicros()
+                lock.lock(); displayed += 1; lock.unlock()
+                let fmt = "\(receiver.summary.codec ?? "") \(frame.width)x\(frame.height)"
+                if !playing || fmt != lastFormat {
+                    display.setTitle(title(source, state: "playing \(fmt)"))
+                    playing = true
+                    lastFormat = fmt
+                }
+            }
+            if finished.isSet && slot.isClosed {
+                if let frame = slot.take() { display.present(frame); lock.lock(); displayed += 1; lock.unlock() }
+                break
+            }
+        }
+        display.setTitle(title(source, state: "ended"))
+        if let path = options.snapshotPath {
+            if let rb = display.lastReadback {
+                do { try writePPM(path: path, width: rb.width, height: rb.height, rgb: rb.rgb) }
+                catch { Log.error("\(path): \(error.localizedDescription)") }
+            } else {
+                Log.error("--snapshot: no picture was presented")
+            }
+        }
+    }
+
+    private func title(_ source: ByteSource, state: String) -> String {
+        "Spyglass — \(source.label) — \(state)"
+    }
+
+    private func installSignalHandler(_ receiver: Receiver) {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGPIPE, SIG_IGN)
+        let s = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        s.setEventHandler { [slot] in
+            receiver.stop.set()
+            slot.close()
+        }
+        s.resume()
+        signalSource = s
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import SpyglassCore
+
+// `spyglass` command line. Keep state in types: Swift 6 puts main.swift globals on the main actor.
+
+let usage = """
+usage: spyglass play SOURCE [options]
+
+SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | -
+  --codec auto|h264|h265   codec (default auto: detected from the NAL headers)
+  --display sdl|none       SDL2 window (default) or headless decode
+  --frames N               stop after N decoded frames
+  --timeout S              stop after S seconds with no data
+  --fps N                  frame rate for files/stdin (default: VUI timing, else 30)
+  --untimed                play files/stdin as fast as possible
+  --idle-flush-ms MS       live input idle this long ends the frame (default 1, 0 = off)
+  --threads N              decoder slice threads (default 1; never frame threads)
+  --framemd5 FILE          one line per decoded frame, as `ffmpeg -f framemd5`
+  --summary FILE           write the exit summary as JSON
+  --snapshot FILE.ppm      save the window's last presented picture (read back)
+  --vsync                  wait for vblank on present (off by default)
+  --max-au-mb N            largest access unit (default 32)
+  --max-size WxH           largest picture accepted from an SPS (default 8192x4320)
+  --quiet                  only errors and the summary
+"""
+
+enum CLIError: Error, CustomStringConvertible {
+    case usage(String)
+    var description: String { if case .usage(let s) = self { return s }; return "" }
+}
+
+struct Arguments {
+    var args: [String]
+    var i = 0
+    mutating func next() -> String? { defer { i += 1 }; return i < args.count ? args[i] : nil }
+    mutating func value(_ flag: String) throws -> String {
+        guard let v = next() else { throw CLIError.usage("\(flag) needs a value") }
+        return v
+    }
+    mutating func number(_ flag: String) throws -> Double {
+        let v = try value(flag)
+        guard let d = Double(v), d.isFinite, d >= 0 else { throw CLIError.usage("\(flag): '\(v)' is not a number") }
+        return d
+    }
+}
+
+func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
+    var a = Arguments(args: argv)
+    var o = PlayOptions()
+    var sourceText: String?
+    while let arg = a.next() {
+        switch arg {
+        case "--codec":
+            let v = try a.value(arg)
+            switch v {
+            case "auto": o.receiver.codec = nil
+            case "h264", "avc": o.receiver.codec = .h264
+            case "h265", "hevc": o.receiver.codec = .h265
+            default: throw CLIError.usage("--codec: '\(v)' (use auto, h264 or h265)")
+            }
+        case "--display":
+            let v = try a.value(arg)
+            guard let d = PlayOptions.DisplayKind(rawValue: v) else { throw CLIError.usage("--display: '\(v)' (use sdl or none)") }
+            o.display = d
+        case "--frames": o.receiver.maxFrames = Int(try a.number(arg))
+        case "--timeout": o.receiver.timeoutSeconds = try a.number(arg)
+        case "--fps":
+            let f = try a.number(arg)
+            guard f > 0 && f <= 1000 else { throw CLIError.usage("--fps: must be in (0, 1000]") }
+            o.receiver.fps = f
+        case "--untimed": o.receiver.untimed = true
+        case "--idle-flush-ms": o.receiver.idleFlushMicros = Int(try a.number(arg) * 1000)
+        case "--threads": o.receiver.decoderThreads = max(1, Int(try a.number(arg)))
+        case "--framemd5": o.framemd5Path = try a.value(arg)
+        case "--summary": o.summaryPath = try a.value(arg)
+        case "--snapshot": o.snapshotPath = try a.value(arg)
+        case "--vsync": o.vsync = true
+        case "--quiet", "-q": o.quiet = true
+        case "--max-au-mb": o.receiver.maxAccessUnitBytes = max(1, Int(try a.number(arg) * 1_048_576))
+        case "--max-size":
+            let v = try a.value(arg)
+            let parts = v.split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { throw CLIError.usage("--max-size: '\(v)' (use WxH)") }
+            o.receiver.maxPictureWidth = parts[0]; o.receiver.maxPictureHeight = parts[1]
+        case "-h", "--help": print(usage); exit(0)
+        default:
+            if arg.hasPrefix("--") { throw CLIError.usage("unknown option \(arg)") }
+            guard sourceText == nil else { throw CLIError.usage("more than one SOURCE: '\(sourceText!)' and '\(arg)'") }
+            sourceText = arg
+        }
+    }
+    guard let sourceText else { throw CLIError.usage("play needs a SOURCE") }
+    return (try SourceURL(parsing: sourceText), o)
+}
+
+var argv = Array(CommandLine.arguments.dropFirst())
+guard let command = argv.first else {
+    FileHandle.standardError.write(Data((usage + "\n").utf8))
+    exit(2)
+}
+argv.removeFirst()
+
+do {
+    switch command {
+    case "play":
+        let (url, options) = try parsePlay(argv)
+        exit(PlaySession(url: url, options: options).run())
+    case "-h", "--help", "help":
+        print(usage)
+    default:
+        throw CLIError.usage("unknown command '\(command)'")
+    }
+} catch let e as CLIError {
+    FileHandle.standardError.write(Data("spyglass: \(e)\n\(usage)\n".utf8))
+    exit(2)
+} catch {
+    FileHandle.standardError.write(Data("spyglass: error: \(error)\n".utf8))
+    exit(1)
+}

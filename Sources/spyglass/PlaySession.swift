@@ -45,7 +45,8 @@ final class PlaySession: @unchecked Sendable {
                 options.display = .none
             } else {
                 do {
-                    display = try SDLDisplay(title: title(source, state: "waiting"), vsync: options.vsync)
+                    display = try SDLDisplay(title: title(source, state: "waiting"), width: options.windowSize?.width ?? 960,
+                                             height: options.windowSize?.height ?? 540, vsync: options.vsync)
                     display?.captureReadback = options.snapshotPath != nil
                     display?.showMessage(["Waiting for video…", "from \(source.label)"])
                     Log.info("window open (SDL renderer: \(display!.rendererName))")
@@ -126,6 +127,10 @@ final class PlaySession: @unchecked Sendable {
                 break
             }
             if let frame = slot.take() {
+                if !playing && options.windowSize == nil {
+                    let (sn, sd) = frame.sampleAspectRatio
+                    display.fitWindow(width: frame.width * sn / max(1, sd), height: frame.height)
+                }
                 display.present(frame)
                 frame.timing.presentedMicros = MonotonicClock.nowMicros()
                 lock.lock(); displayed += 1; lock.unlock()

@@ -18,6 +18,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | 
   --framemd5 FILE          one line per decoded frame, as `ffmpeg -f framemd5`
   --summary FILE           write the exit summary as JSON
   --snapshot FILE.ppm      save the window's last presented picture (read back)
+  --window-size WxH        initial window size (default: the video's size)
   --vsync                  wait for vblank on present (off by default)
   --max-au-mb N            largest access unit (default 32)
   --max-size WxH           largest picture accepted from an SPS (default 8192x4320)
@@ -75,6 +76,11 @@ func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
         case "--summary": o.summaryPath = try a.value(arg)
         case "--snapshot": o.snapshotPath = try a.value(arg)
         case "--vsync": o.vsync = true
+        case "--window-size":
+            let v = try a.value(arg)
+            let parts = v.split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { throw CLIError.usage("--window-size: '\(v)' (use WxH)") }
+            o.windowSize = (parts[0], parts[1])
         case "--quiet", "-q": o.quiet = true
         case "--max-au-mb": o.receiver.maxAccessUnitBytes = max(1, Int(try a.number(arg) * 1_048_576))
         case "--max-size":

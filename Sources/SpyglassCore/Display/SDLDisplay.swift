@@ -146,6 +146,17 @@ public final class SDLDisplay {
         }
     }
 
+    /// Resizes the window to `width`x`height`, scaled down to fit 90 % of the usable screen.
+    public func fitWindow(width: Int, height: Int) {
+        var bounds = SDL_Rect()
+        var w = width, h = height
+        if SDL_GetDisplayUsableBounds(0, &bounds) == 0 && bounds.w > 0 && bounds.h > 0 {
+            let scale = min(1.0, 0.9 * Double(bounds.w) / Double(w), 0.9 * Double(bounds.h) / Double(h))
+            w = Int(Double(w) * scale); h = Int(Double(h) * scale)
+        }
+        SDL_SetWindowSize(window, Int32(max(64, w)), Int32(max(64, h)))
+    }
+
     /// Switches between windowed and desktop fullscreen.
     public func toggleFullscreen() {
         let full = SDL_GetWindowFlags(window) & SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue != 0

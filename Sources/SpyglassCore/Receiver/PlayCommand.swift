@@ -10,6 +10,8 @@ public struct PlayOptions: Sendable {
     /// Write the window's read-back picture of the last presented frame here (PPM, RGB24).
     public var snapshotPath: String?
     public var vsync = false
+    /// Initial window size; nil = 960x540, then the video's size when the first frame comes.
+    public var windowSize: (width: Int, height: Int)?
     public var quiet = false
     public init() {}
 }

@@ -21,10 +21,17 @@ public final class UDPSource: ByteSource {
     /// Largest UDP payload over IPv4/IPv6 without jumbograms, bytes.
     public static let maxDatagramBytes = 65_535
 
+    /// Bytes read per datagram; a longer datagram is cut and counted.
+    public let readBufferBytes: Int
+
     /// Binds `host:port` (host nil = all interfaces).
-    /// - Parameter receiveBufferBytes: receive buffer to ask for (default 8 MiB).
+    /// - Parameters:
+    ///   - receiveBufferBytes: kernel receive buffer to ask for (default 8 MiB).
+    ///   - readBufferBytes: bytes read per datagram (default 65,535: every UDP datagram whole).
     /// - Throws: ``SourceError/open(_:)``, e.g. "udp://:5600: port already in use".
-    public init(host: String?, port: UInt16, receiveBufferBytes: Int = 8 << 20, label: String? = nil) throws {
+    public init(host: String?, port: UInt16, receiveBufferBytes: Int = 8 << 20,
+                readBufferBytes: Int = UDPSource.maxDatagramBytes, label: String? = nil) throws {
+        self.readBufferBytes = max(1, min(readBufferBytes, UDPSource.maxDatagramBytes))
         let label = label ?? SourceURL.udp(host: host, port: port).description
         self.label = label
         let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Int32(SOCK_DGRAM.rawValue), passive: true)
@@ -71,7 +78,8 @@ public final class UDPSource: ByteSource {
         guard fd >= 0 else { return .end }
         if !waitReadable(fd, timeoutMicros: timeoutMicros) { return .timeout }
         // MSG_TRUNC makes recv return the datagram's real length, so a cut is visible.
-        let n = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_TRUNC | MSG_DONTWAIT))
+        let room = min(buffer.count, readBufferBytes)
+        let n = recv(fd, buffer.baseAddress, room, Int32(MSG_TRUNC | MSG_DONTWAIT))
         let now = MonotonicClock.nowMicros()
         if n < 0 {
             if errno == EAGAIN || errno == EINTR { return .timeout }
@@ -81,8 +89,8 @@ public final class UDPSource: ByteSource {
             counters.emptyDatagrams += 1
             return .emptyDatagram
         }
-        let truncated = n > buffer.count
-        let count = min(n, buffer.count)
+        let truncated = n > room
+        let count = min(n, room)
         counters.datagrams += 1
         counters.bytes += count
         if truncated { counters.truncatedDatagrams += 1 }

@@ -1,0 +1,158 @@
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import SpyglassCore
+
+/// The field cases (captures/cases/README.md): each input that failed for a user, with the
+/// numbers its case asks for.
+final class FieldCaseTests: XCTestCase {
+    let field = Fixtures.capture("cases/field-320x240-60au.h264")
+
+    // MARK: empty-datagrams
+
+    /// One access unit per datagram, a 0-byte datagram after every 10th: 60/60 frames, no
+    /// end-of-stream state, empty datagrams counted and never decoded.
+    func testEmptyDatagramsAreCountedNotDecoded() throws {
+        let expected = try Fixtures.ffmpegFrameMD5(field)
+        XCTAssertEqual(expected.count, 60)
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(field))
+        XCTAssertEqual(aus.count, 60)
+        var datagrams: [[UInt8]] = []
+        for (i, au) in aus.enumerated() {
+            datagrams.append(au)
+            if i % 10 == 9 { datagrams.append([]) }
+        }
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let h = Harness(source: source, options: Harness.liveOptions(frames: 60))
+        h.start()
+        Sender.udp(port: source.boundPort, datagrams: datagrams, pauseMicros: { _ in 2_000 })
+        let r = h.finish()
+        XCTAssertEqual(r.hashes, expected)
+        XCTAssertEqual(r.summary.emptyDatagrams, 6)
+        XCTAssertEqual(r.summary.decodeErrors, 0)
+        XCTAssertEqual(r.summary.datagrams, 60, "empty datagrams are not counted as data")
+    }
+
+    /// Access units that are empty after stripping (AUD only, filler only) never reach the decoder.
+    func testAccessUnitDelimiterOrFillerOnlyGroupsAreNotFrames() throws {
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(field))
+        var stream: [UInt8] = []
+        for au in aus {
+            stream += au
+            stream += [0, 0, 0, 1, 0x09, 0xF0]                   // a lone AUD
+            stream += [0, 0, 0, 1, 0x0C, 0xFF, 0xFF, 0xFF, 0x80]  // a lone filler unit
+        }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("aud-filler-\(getpid()).h264")
+        try Data(stream).write(to: url)
+        let r = try Harness.decodeFile(url.path)
+        XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(field))
+        XCTAssertEqual(r.summary.accessUnits, 60)
+        XCTAssertEqual(r.summary.decodeErrors, 0)
+    }
+
+    // MARK: oversized-datagrams
+
+    /// One access unit per datagram, up to ~10 KB: read whole, 60/60 frames equal.
+    func testDatagramsLargerThanTheMTUAreReadWhole() throws {
+        let expected = try Fixtures.ffmpegFrameMD5(field)
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(field))
+        XCTAssertGreaterThan(aus.map(\.count).max() ?? 0, 2048, "the case has datagrams over 2 KB")
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let h = Harness(source: source, options: Harness.liveOptions(frames: 60))
+        h.start()
+        Sender.udp(port: source.boundPort, datagrams: aus, pauseMicros: { _ in 2_000 })
+        let r = h.finish()
+        XCTAssertEqual(r.hashes, expected)
+        XCTAssertEqual(r.summary.truncatedDatagrams, 0)
+        XCTAssertEqual(r.summary.damagedAccessUnits, 0)
+    }
+
+    /// A datagram cut by a small receive buffer (MSG_TRUNC) is counted and its access unit damaged.
+    func testTruncatedDatagramsAreCountedAndMarkedDamaged() throws {
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(field))
+        let big = aus.filter { $0.count > 2048 }.count
+        XCTAssertGreaterThan(big, 0)
+        let source = try UDPSource(host: "127.0.0.1", port: 0, readBufferBytes: 2048)
+        let h = Harness(source: source, options: Harness.liveOptions(frames: 60))
+        h.start()
+        Sender.udp(port: source.boundPort, datagrams: aus, pauseMicros: { _ in 2_000 })
+        let r = h.finish()
+        XCTAssertEqual(r.summary.truncatedDatagrams, big)
+        XCTAssertEqual(r.summary.damagedAccessUnits, big)
+        XCTAssertEqual(r.damaged.filter { $0 }.count >= big, true, "every frame from a cut datagram is flagged")
+    }
+
+    // MARK: sender-pause
+
+    /// AU by AU at 30 fps, a 3 s pause after AU 29: frame 29 comes out before AU 30 arrives
+    /// (not one frame late), and every frame equals ffmpeg's.
+    private func checkSenderPause(transport: String) throws {
+        let expected = try Fixtures.ffmpegFrameMD5(field)
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(field))
+        let pause: (Int) -> Int = { i in i == 30 ? 3_000_000 : (i == 0 ? 0 : 33_333) }
+        var options = Harness.liveOptions(frames: 60)
+        options.idleFlushMicros = ReceiverOptions().idleFlushMicros   // the default rule under test
+        let h: Harness
+        if transport == "udp" {
+            let source = try UDPSource(host: "127.0.0.1", port: 0)
+            h = Harness(source: source, options: options)
+            h.start()
+            Sender.udp(port: source.boundPort, datagrams: aus, pauseMicros: pause)
+        } else {
+            let source = try TCPSource(listenOn: "127.0.0.1", port: 0)
+            h = Harness(source: source, options: options)
+            h.start()
+            let fd = Sender.tcpConnect(port: source.listeningPort)
+            Sender.tcpWrite(fd: fd, chunks: aus, pauseMicros: pause)
+        }
+        let r = h.finish()
+        XCTAssertEqual(r.hashes, expected, transport)
+        guard r.timings.count == 60 else { return XCTFail("\(transport): \(r.timings.count) frames") }
+        let t29 = r.timings[29], t30 = r.timings[30]
+        XCTAssertLessThan(t29.presentedMicros, t30.firstByteMicros,
+                          "\(transport): frame 29 waited for AU 30 (the pause)")
+        XCTAssertLessThan(t29.presentedMicros - t29.lastByteMicros, 50_000,
+                          "\(transport): frame 29 presented within 50 ms of its last byte (case requirement)")
+        for i in 0..<59 {
+            XCTAssertLessThan(r.timings[i].presentedMicros, r.timings[i + 1].firstByteMicros,
+                              "\(transport): frame \(i) held until the next access unit arrived")
+        }
+    }
+
+    func testSenderPauseUDP() throws { try checkSenderPause(transport: "udp") }
+    func testSenderPauseTCP() throws { try checkSenderPause(transport: "tcp") }
+
+    // MARK: filler-and-end-units
+
+    private let fillerFiles = ["cases/filler.h264", "cases/end_of_seq.h264", "cases/filler_eob.h265"]
+
+    func testFillerAndEndUnitsGiveExactlySixtyFrames() throws {
+        for name in fillerFiles {
+            let path = Fixtures.capture(name)
+            let expected = try Fixtures.ffmpegFrameMD5(path)
+            XCTAssertEqual(expected.count, 60, name)
+            let r = try Harness.decodeFile(path)
+            XCTAssertEqual(r.hashes, expected, name)
+            XCTAssertEqual(r.summary.accessUnits, 60, name)
+            XCTAssertEqual(r.summary.framesDecoded, 60, name)
+            XCTAssertEqual(r.summary.decodeErrors, 0, name)
+        }
+    }
+
+    func testFillerAndEndUnitsOverUDPInRandomCuts() throws {
+        for name in fillerFiles {
+            let path = Fixtures.capture(name)
+            let expected = try Fixtures.ffmpegFrameMD5(path)
+            let source = try UDPSource(host: "127.0.0.1", port: 0)
+            var o = Harness.liveOptions(frames: 60)
+            o.timeoutSeconds = 3
+            let h = Harness(source: source, options: o)
+            h.start()
+            Sender.udp(port: source.boundPort, datagrams: Sender.randomCuts(try Fixtures.bytes(path), sizes: 1...1400, seed: 3))
+            let r = h.finish()
+            XCTAssertEqual(r.hashes, expected, name)
+            XCTAssertEqual(r.summary.accessUnits, 60, name)
+        }
+    }
+}

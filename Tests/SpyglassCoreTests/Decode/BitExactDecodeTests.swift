@@ -1,0 +1,52 @@
+import XCTest
+@testable import SpyglassCore
+
+/// Decoded pictures equal `ffmpeg -f framemd5` for the same file, frame by frame.
+final class BitExactDecodeTests: XCTestCase {
+    private func assertBitExact(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let path = Fixtures.capture(name)
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        XCTAssertGreaterThan(expected.count, 0, "ffmpeg decoded nothing from \(name)", file: file, line: line)
+        let got = try Harness.decodeFile(path)
+        XCTAssertEqual(got.hashes.count, expected.count, "frame count for \(name)", file: file, line: line)
+        XCTAssertEqual(got.hashes, expected, "framemd5 of \(name)", file: file, line: line)
+        XCTAssertEqual(got.summary.decodeErrors, 0, file: file, line: line)
+        XCTAssertEqual(got.summary.accessUnits, expected.count, "one access unit per picture in \(name)", file: file, line: line)
+    }
+
+    func testH264Baseline() throws { try assertBitExact("test/h264-baseline.h264") }
+    func testH264MainWithBFrames() throws { try assertBitExact("test/h264-main-bframes.h264") }
+    func testH264HighFourSlices() throws { try assertBitExact("test/h264-high-4slices.h264") }
+    func testH265Main() throws { try assertBitExact("test/h265-main.h265") }
+    func testH265Main10() throws { try assertBitExact("test/h265-main10.h265") }
+    func testH265FourSlices() throws { try assertBitExact("test/h265-4slices.h265") }
+    func testH264422() throws { try assertBitExact("test/h264-422.h264") }
+    func testH264444TenBit() throws { try assertBitExact("test/h264-444-10bit.h264") }
+    func testH264WithAUD() throws { try assertBitExact("test/h264-aud.h264") }
+    func testH264IntraRefresh() throws { try assertBitExact("test/h264-intra-refresh.h264") }
+    func testDefaultCaptures() throws {
+        try assertBitExact("default-720p30.h264")
+        try assertBitExact("default-720p30.h265")
+    }
+
+    func testBFrameStreamReallyHasBFrames() throws {
+        // Guards the test above: the Main capture must hold B slices (slice_type 1 or 6).
+        let bytes = try Fixtures.bytes(Fixtures.capture("test/h264-main-bframes.h264"))
+        var scanner = AnnexBScanner()
+        var store = ParameterSetStore(codec: .h264)
+        var bSlices = 0
+        scanner.push(bytes, arrivalMicros: 0) { u in
+            guard let h = NALUnitHeader(codec: .h264, bytes: u.bytes) else { return }
+            if h.isParameterSet { store.store(header: h, unit: u.bytes) }
+            if h.isVCL, let s = store.sliceInfo(header: h, unit: u.bytes).h264, s.sliceType % 5 == 1 { bSlices += 1 }
+        }
+        XCTAssertGreaterThan(bSlices, 0)
+    }
+
+    func testCodecIsDetectedFromNALHeaders() throws {
+        for (name, codec) in [("test/h264-baseline.h264", "H.264"), ("test/h265-main.h265", "H.265")] {
+            let r = try Harness.decodeFile(Fixtures.capture(name))
+            XCTAssertEqual(r.summary.codec, codec, name)
+        }
+    }
+}

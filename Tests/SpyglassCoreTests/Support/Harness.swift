@@ -1,0 +1,189 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import SpyglassCore
+
+/// Runs the real receive path in-process (real sockets, real libavcodec, headless sink) and
+/// collects what came out.
+final class Harness: @unchecked Sendable {
+    struct Result {
+        var hashes: [Fixtures.FrameHash] = []
+        var sizes: [String] = []
+        var timings: [FrameTiming] = []
+        var presentedAccessUnits: [Int] = []
+        var damaged: [Bool] = []
+        var summary = ReceiverSummary()
+    }
+
+    let receiver: Receiver
+    private let lock = NSLock()
+    private var result = Result()
+    private var thread: Thread?
+    private let done = DispatchSemaphore(value: 0)
+    private(set) var error: Error?
+
+    init(source: ByteSource, options: ReceiverOptions) {
+        receiver = Receiver(source: source, options: options)
+    }
+
+    /// Starts the receiver on its own thread; frames go to a headless sink that stamps "presented".
+    func start() {
+        let t = Thread { [self] in
+            do {
+                try receiver.run { frame in
+                    frame.timing.presentedMicros = MonotonicClock.nowMicros()
+                    let (size, md5) = FrameMD5Writer.hash(frame)
+                    self.lock.lock()
+                    self.result.hashes.append(.init(size: size, md5: md5))
+                    self.result.sizes.append("\(frame.width)x\(frame.height)")
+                    self.result.timings.append(frame.timing)
+                    self.result.presentedAccessUnits.append(frame.accessUnitIndex)
+                    self.result.damaged.append(frame.damaged)
+                    self.lock.unlock()
+                }
+            } catch {
+                self.lock.lock(); self.error = error; self.lock.unlock()
+            }
+            self.done.signal()
+        }
+        t.stackSize = 4 << 20
+        thread = t
+        t.start()
+    }
+
+    /// Waits for the receiver to end (frame limit, timeout, end of input). Returns what it saw.
+    func finish() -> Result {
+        done.wait()
+        lock.lock(); defer { lock.unlock() }
+        var r = result
+        r.summary = receiver.summary
+        return r
+    }
+
+    /// Decodes a file in-process, untimed.
+    static func decodeFile(_ path: String, configure: (inout ReceiverOptions) -> Void = { _ in }) throws -> Result {
+        var o = ReceiverOptions()
+        o.untimed = true
+        configure(&o)
+        let h = Harness(source: try StreamFDSource.file(path: path), options: o)
+        h.start()
+        return h.finish()
+    }
+
+    /// Options for a live socket test: stop at `frames`, never hang.
+    static func liveOptions(frames: Int, idleFlushMicros: Int = 200_000) -> ReceiverOptions {
+        var o = ReceiverOptions()
+        o.maxFrames = frames
+        o.timeoutSeconds = 10
+        o.idleFlushMicros = idleFlushMicros
+        return o
+    }
+}
+
+/// Sends test data to 127.0.0.1 over UDP or TCP.
+enum Sender {
+    /// One UDP datagram per element of `datagrams`, to 127.0.0.1:port, optionally pausing.
+    static func udp(port: UInt16, datagrams: [[UInt8]], pauseMicros: (Int) -> Int = { _ in 0 }) {
+        let s = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(s) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        for (i, d) in datagrams.enumerated() {
+            let p = pauseMicros(i)
+            if p > 0 { usleep(UInt32(p)) }
+            _ = withUnsafePointer(to: &addr) { ap in
+                ap.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                    d.withUnsafeBytes { sendto(s, $0.baseAddress, d.count, 0, sa, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+            }
+            // Loopback has no pacing: yield now and then so the receiver keeps up.
+            if i % 64 == 63 { usleep(1000) }
+        }
+    }
+
+    /// Writes all of `chunks` to a connected TCP socket `fd`, pausing as asked, then closes it.
+    static func tcpWrite(fd: Int32, chunks: [[UInt8]], pauseMicros: (Int) -> Int = { _ in 0 }) {
+        for (i, c) in chunks.enumerated() {
+            let p = pauseMicros(i)
+            if p > 0 { usleep(UInt32(p)) }
+            var off = 0
+            while off < c.count {
+                let n = c.withUnsafeBytes { send(fd, $0.baseAddress! + off, c.count - off, Int32(MSG_NOSIGNAL)) }
+                if n <= 0 { break }
+                off += n
+            }
+        }
+        close(fd)
+    }
+
+    /// Connects to 127.0.0.1:port, retrying for up to 5 s while the listener starts.
+    static func tcpConnect(port: UInt16) -> Int32 {
+        for _ in 0..<500 {
+            let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_in()
+            addr.sin_family = sa_family_t(AF_INET)
+            addr.sin_port = port.bigEndian
+            addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let rc = withUnsafePointer(to: &addr) { ap in
+                ap.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            if rc == 0 { return s }
+            close(s)
+            usleep(10_000)
+        }
+        return -1
+    }
+
+    /// A listening TCP socket on 127.0.0.1 with a kernel-chosen port.
+    static func tcpListener() -> (fd: Int32, port: UInt16) {
+        let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = 0
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &addr) { ap in
+            ap.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        listen(s, 1)
+        var sl = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) { ap in
+            ap.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(s, $0, &sl) }
+        }
+        return (s, UInt16(bigEndian: addr.sin_port))
+    }
+
+    /// Cuts `bytes` into pieces of random size in `sizes`.
+    static func randomCuts(_ bytes: [UInt8], sizes: ClosedRange<Int>, seed: UInt64) -> [[UInt8]] {
+        var rng = SeededRandom(seed: seed)
+        var out: [[UInt8]] = []
+        var off = 0
+        while off < bytes.count {
+            let n = min(bytes.count - off, rng.next(in: sizes))
+            out.append(Array(bytes[off..<off + n]))
+            off += n
+        }
+        return out
+    }
+
+    /// The access units of an Annex B file, each as Annex B bytes, split by an independent
+    /// rule (ffprobe's packet sizes would need a container; here: our scanner + assembler,
+    /// checked against ffmpeg's frame count by the tests that use it).
+    static func accessUnits(of bytes: [UInt8]) -> [[UInt8]] {
+        var scanner = AnnexBScanner()
+        var detector = CodecDetector()
+        var units: [NALUnit] = []
+        scanner.push(bytes, arrivalMicros: 0) { units.append($0) }
+        scanner.flush(atMicros: 0, reason: .endOfStream) { units.append($0) }
+        var codec: VideoCodec = .h264
+        for u in units { if let c = detector.observe(u.bytes) { codec = c; break } }
+        var asm = AccessUnitAssembler(codec: codec)
+        var aus: [[UInt8]] = []
+        for u in units { if let au = asm.push(u) { aus.append(au.annexB()) } }
+        if let au = asm.flush(atMicros: 0, reason: .endOfStream) { aus.append(au.annexB()) }
+        return aus
+    }
+}

@@ -24,6 +24,7 @@ final class PlaySession: @unchecked Sendable {
     /// Runs to the end; returns the process exit status.
     func run() -> Int32 {
         Log.setQuiet(options.quiet)
+        VideoDecoder.setLibraryLogging(verbose: options.verbose)
         let source: ByteSource
         do {
             source = try openSource(url, options: options.receiver)

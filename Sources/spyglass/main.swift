@@ -23,6 +23,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | 
   --max-au-mb N            largest access unit (default 32)
   --max-size WxH           largest picture accepted from an SPS (default 8192x4320)
   --quiet                  only errors and the summary
+  --verbose                also libavcodec's own warnings
 """
 
 enum CLIError: Error, CustomStringConvertible {
@@ -82,6 +83,7 @@ func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
             guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { throw CLIError.usage("--window-size: '\(v)' (use WxH)") }
             o.windowSize = (parts[0], parts[1])
         case "--quiet", "-q": o.quiet = true
+        case "--verbose", "-v": o.verbose = true
         case "--max-au-mb": o.receiver.maxAccessUnitBytes = max(1, Int(try a.number(arg) * 1_048_576))
         case "--max-size":
             let v = try a.value(arg)
@@ -96,7 +98,12 @@ func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
         }
     }
     guard let sourceText else { throw CLIError.usage("play needs a SOURCE") }
-    return (try SourceURL(parsing: sourceText), o)
+    do {
+        return (try SourceURL(parsing: sourceText), o)
+    } catch {
+        FileHandle.standardError.write(Data("spyglass: error: \(sourceText): \(error)\n".utf8))
+        exit(1)
+    }
 }
 
 var argv = Array(CommandLine.arguments.dropFirst())

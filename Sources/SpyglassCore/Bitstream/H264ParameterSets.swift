@@ -157,11 +157,11 @@ public struct H264SPS: Sendable, Hashable {
 
     /// ChromaArrayType: 0 when separateColourPlaneFlag, else chromaFormatIdc (ITU-T H.264 §7.4.2.1.1).
     public var chromaArrayType: Int { separateColourPlaneFlag ? 0 : chromaFormatIdc }
-    /// PicWidthInMbs, in macroblocks (ITU-T H.264 §7.4.2.1.1, eq. 7-13).
+    /// PicWidthInMbs, in macroblocks (ITU-T H.264 §7.4.2.1.1).
     public var picWidthInMbs: Int { picWidthInMbsMinus1 + 1 }
-    /// FrameHeightInMbs = (2 − frame_mbs_only_flag) · PicHeightInMapUnits, in macroblocks (ITU-T H.264 §7.4.2.1.1, eq. 7-18).
+    /// FrameHeightInMbs = (2 − frame_mbs_only_flag) · PicHeightInMapUnits, in macroblocks (ITU-T H.264 §7.4.2.1.1).
     public var frameHeightInMbs: Int { (frameMbsOnlyFlag ? 1 : 2) * (picHeightInMapUnitsMinus1 + 1) }
-    /// MaxFrameNum = 2^log2MaxFrameNum, in frame_num units (ITU-T H.264 §7.4.2.1.1, eq. 7-10).
+    /// MaxFrameNum = 2^log2MaxFrameNum, in frame_num units (ITU-T H.264 §7.4.2.1.1).
     public var maxFrameNum: Int { 1 << log2MaxFrameNum }
 
     /// Parses an SPS NAL unit (nal_unit_type 7) as sent: escaped, header byte included, no start code (ITU-T H.264 §7.3.2.1.1).
@@ -244,7 +244,7 @@ public struct H264SPS: Sendable, Hashable {
             frameCropTopOffset = Int(try r.ue())
             frameCropBottomOffset = Int(try r.ue())
         }
-        // §7.4.2.1.1 eq. 7-19…7-22.
+        // CropUnitX / CropUnitY, §7.4.2.1.1.
         let cropUnitX: Int
         let cropUnitY: Int
         if chromaArrayType == 0 {
@@ -335,8 +335,8 @@ public struct H264SPS: Sendable, Hashable {
             _ = try r.flag() // motion_vectors_over_pic_boundaries_flag
             _ = try r.ue(max: 16, "max_bytes_per_pic_denom")
             _ = try r.ue(max: 16, "max_bits_per_mb_denom")
-            _ = try r.ue(max: 15, "log2_max_mv_length_horizontal")
-            _ = try r.ue(max: 15, "log2_max_mv_length_vertical")
+            _ = try r.ue(max: 16, "log2_max_mv_length_horizontal") // 0...15 in current editions, 16 in older ones
+            _ = try r.ue(max: 16, "log2_max_mv_length_vertical")
             let reorder = Int(try r.ue(max: 16, "max_num_reorder_frames"))
             let dec = Int(try r.ue(max: 16, "max_dec_frame_buffering"))
             maxNumReorderFrames = reorder
@@ -492,7 +492,7 @@ public struct H264SliceHeaderStart: Sendable, Hashable {
     /// delta_pic_order_cnt[1], in POC units; nil when absent (ITU-T H.264 §7.4.3).
     public private(set) var deltaPicOrderCnt1: Int? = nil
 
-    /// IdrPicFlag: nal_unit_type == 5 (ITU-T H.264 §7.4.1, eq. 7-1).
+    /// IdrPicFlag: nal_unit_type == 5 (ITU-T H.264 §7.4.1).
     public var idrPicFlag: Bool { nalUnitType == 5 }
     /// True when the referenced PPS and SPS were known, so the fields after pic_parameter_set_id were parsed.
     public var hasParameterSets: Bool { frameNum != nil }

@@ -127,7 +127,7 @@ public struct H265ShortTermRefPicSet: Sendable, Hashable {
     public var numNegativePics: Int { deltaPocS0.count }
     /// NumPositivePics, in pictures (ITU-T H.265 §7.4.8).
     public var numPositivePics: Int { deltaPocS1.count }
-    /// NumDeltaPocs = NumNegativePics + NumPositivePics, in pictures (ITU-T H.265 §7.4.8, eq. 7-71).
+    /// NumDeltaPocs = NumNegativePics + NumPositivePics, in pictures (ITU-T H.265 §7.4.8).
     public var numDeltaPocs: Int { deltaPocS0.count + deltaPocS1.count }
 
     /// Largest NumDeltaPocs accepted: MaxDpbSize − 1 for the largest MaxDpbSize (16) (ITU-T H.265 §A.4.2).
@@ -163,7 +163,7 @@ public struct H265ShortTermRefPicSet: Sendable, Hashable {
             }
             let refNeg = ref.numNegativePics
             let refPos = ref.numPositivePics
-            // eq. 7-61
+            // DeltaPocS0 / UsedByCurrPicS0 (§7.4.8).
             var j = refPos - 1
             while j >= 0 {
                 let dPoc = ref.deltaPocS1[j] + deltaRps
@@ -181,7 +181,7 @@ public struct H265ShortTermRefPicSet: Sendable, Hashable {
                     deltaPocS0.append(dPoc); usedByCurrPicS0.append(usedByCurrPicFlag[j])
                 }
             }
-            // eq. 7-62
+            // DeltaPocS1 / UsedByCurrPicS1 (§7.4.8).
             j = refNeg - 1
             while j >= 0 {
                 let dPoc = ref.deltaPocS0[j] + deltaRps
@@ -205,13 +205,13 @@ public struct H265ShortTermRefPicSet: Sendable, Hashable {
             let numPositivePics = Int(try r.ue(max: UInt32(max - numNegativePics), "num_positive_pics"))
             var poc = 0
             for _ in 0..<numNegativePics {
-                poc -= Int(try r.ue(max: 32767, "delta_poc_s0_minus1")) + 1 // eq. 7-65/7-67
+                poc -= Int(try r.ue(max: 32767, "delta_poc_s0_minus1")) + 1
                 deltaPocS0.append(poc)
                 usedByCurrPicS0.append(try r.flag())
             }
             poc = 0
             for _ in 0..<numPositivePics {
-                poc += Int(try r.ue(max: 32767, "delta_poc_s1_minus1")) + 1 // eq. 7-66/7-68
+                poc += Int(try r.ue(max: 32767, "delta_poc_s1_minus1")) + 1
                 deltaPocS1.append(poc)
                 usedByCurrPicS1.append(try r.flag())
             }
@@ -289,9 +289,9 @@ public struct H265SPS: Sendable, Hashable {
     public private(set) var spsMaxNumReorderPics: Int = 0
     /// sps_max_latency_increase_plus1 for the highest sub-layer (0 = no limit), in pictures (ITU-T H.265 §7.4.3.2.1).
     public private(set) var spsMaxLatencyIncreasePlus1: Int = 0
-    /// MinCbLog2SizeY = log2_min_luma_coding_block_size_minus3 + 3, log2 of luma samples, 3...6 (ITU-T H.265 §7.4.3.2.1, eq. 7-10).
+    /// MinCbLog2SizeY = log2_min_luma_coding_block_size_minus3 + 3, log2 of luma samples, 3...6 (ITU-T H.265 §7.4.3.2.1).
     public private(set) var log2MinLumaCodingBlockSize: Int = 3
-    /// CtbLog2SizeY = MinCbLog2SizeY + log2_diff_max_min_luma_coding_block_size, log2 of luma samples, 3...6 (ITU-T H.265 §7.4.3.2.1, eq. 7-11).
+    /// CtbLog2SizeY = MinCbLog2SizeY + log2_diff_max_min_luma_coding_block_size, log2 of luma samples, 3...6 (ITU-T H.265 §7.4.3.2.1).
     public private(set) var log2CtbSize: Int = 4
     /// MinTbLog2SizeY = log2_min_luma_transform_block_size_minus2 + 2, log2 of luma samples (ITU-T H.265 §7.4.3.2.1).
     public private(set) var log2MinLumaTransformBlockSize: Int = 2
@@ -365,9 +365,9 @@ public struct H265SPS: Sendable, Hashable {
     public private(set) var maxBytesPerPicDenom: Int? = nil
     /// max_bits_per_min_cu_denom, 0...16; nil when absent (ITU-T H.265 §E.3.1).
     public private(set) var maxBitsPerMinCuDenom: Int? = nil
-    /// log2_max_mv_length_horizontal, 0...15, log2 of quarter luma samples; nil when absent (ITU-T H.265 §E.3.1).
+    /// log2_max_mv_length_horizontal, 0...15 (16 tolerated), log2 of quarter luma samples; nil when absent (ITU-T H.265 §E.3.1).
     public private(set) var log2MaxMvLengthHorizontal: Int? = nil
-    /// log2_max_mv_length_vertical, 0...15, log2 of quarter luma samples; nil when absent (ITU-T H.265 §E.3.1).
+    /// log2_max_mv_length_vertical, 0...15 (16 tolerated), log2 of quarter luma samples; nil when absent (ITU-T H.265 §E.3.1).
     public private(set) var log2MaxMvLengthVertical: Int? = nil
 
     /// Frames per second = vui_time_scale / vui_num_units_in_tick (no factor 2 in H.265) when both are present and nonzero (ITU-T H.265 §E.3.1).
@@ -379,13 +379,13 @@ public struct H265SPS: Sendable, Hashable {
     public var chromaArrayType: Int { separateColourPlaneFlag ? 0 : chromaFormatIdc }
     /// num_short_term_ref_pic_sets, 0...64 (ITU-T H.265 §7.4.3.2.1).
     public var numShortTermRefPicSets: Int { shortTermRefPicSets.count }
-    /// CtbSizeY, in luma samples (ITU-T H.265 §7.4.3.2.1, eq. 7-13).
+    /// CtbSizeY, in luma samples (ITU-T H.265 §7.4.3.2.1).
     public var ctbSize: Int { 1 << log2CtbSize }
-    /// PicWidthInCtbsY = Ceil(pic_width_in_luma_samples ÷ CtbSizeY), in CTBs (ITU-T H.265 §7.4.3.2.1, eq. 7-15).
+    /// PicWidthInCtbsY = Ceil(pic_width_in_luma_samples ÷ CtbSizeY), in CTBs (ITU-T H.265 §7.4.3.2.1).
     public var picWidthInCtbs: Int { h265CeilDiv(picWidthInLumaSamples, ctbSize) }
-    /// PicHeightInCtbsY = Ceil(pic_height_in_luma_samples ÷ CtbSizeY), in CTBs (ITU-T H.265 §7.4.3.2.1, eq. 7-17).
+    /// PicHeightInCtbsY = Ceil(pic_height_in_luma_samples ÷ CtbSizeY), in CTBs (ITU-T H.265 §7.4.3.2.1).
     public var picHeightInCtbs: Int { h265CeilDiv(picHeightInLumaSamples, ctbSize) }
-    /// PicSizeInCtbsY = PicWidthInCtbsY · PicHeightInCtbsY, in CTBs (ITU-T H.265 §7.4.3.2.1, eq. 7-19).
+    /// PicSizeInCtbsY = PicWidthInCtbsY · PicHeightInCtbsY, in CTBs (ITU-T H.265 §7.4.3.2.1).
     public var picSizeInCtbsY: Int { picWidthInCtbs * picHeightInCtbs }
 
     /// Parses an SPS NAL unit (nal_unit_type 33, nuh_layer_id 0) as sent: escaped, header included, no start code (ITU-T H.265 §7.3.2.2.1).
@@ -583,8 +583,8 @@ public struct H265SPS: Sendable, Hashable {
             minSpatialSegmentationIdc = Int(try r.ue(max: 4095, "min_spatial_segmentation_idc"))
             maxBytesPerPicDenom = Int(try r.ue(max: 16, "max_bytes_per_pic_denom"))
             maxBitsPerMinCuDenom = Int(try r.ue(max: 16, "max_bits_per_min_cu_denom"))
-            log2MaxMvLengthHorizontal = Int(try r.ue(max: 15, "log2_max_mv_length_horizontal"))
-            log2MaxMvLengthVertical = Int(try r.ue(max: 15, "log2_max_mv_length_vertical"))
+            log2MaxMvLengthHorizontal = Int(try r.ue(max: 16, "log2_max_mv_length_horizontal")) // 0...15, 16 tolerated as FFmpeg does
+            log2MaxMvLengthVertical = Int(try r.ue(max: 16, "log2_max_mv_length_vertical"))
         }
     }
 

@@ -43,6 +43,12 @@ public final class VideoDecoder {
     /// without them still decodes.
     private var primeWith: [[UInt8]]?
 
+    /// Sets libavcodec's own logging: `verbose` shows its warnings (concealment, errors);
+    /// otherwise it is silent and Spyglass's counters report the damage.
+    public static func setLibraryLogging(verbose: Bool) {
+        av_log_set_level(verbose ? AV_LOG_WARNING : AV_LOG_QUIET)
+    }
+
     /// Opens a decoder.
     /// - Parameters:
     ///   - codec: H.264 or H.265.

@@ -228,7 +228,8 @@ public final class SDLDisplay {
         switch frame.colorSpace {
         case AVCOL_SPC_BT709: bt709 = true
         case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M, AVCOL_SPC_FCC: bt709 = false
-        case AVCOL_SPC_UNSPECIFIED, AVCOL_SPC_RESERVED: bt709 = frame.height > 576
+        // Unspecified: BT.601, as libswscale (and so ffmpeg) assumes; ffmpeg-made streams are 601.
+        case AVCOL_SPC_UNSPECIFIED, AVCOL_SPC_RESERVED: bt709 = false
         default: return nil
         }
         switch (bt709, full) {
@@ -296,7 +297,7 @@ public final class SDLDisplay {
         case AVCOL_SPC_SMPTE240M: return SWS_CS_SMPTE240M
         case AVCOL_SPC_BT2020_NCL, AVCOL_SPC_BT2020_CL: return SWS_CS_BT2020
         case AVCOL_SPC_BT470BG, AVCOL_SPC_SMPTE170M: return SWS_CS_ITU601
-        default: return frame.height > 576 ? SWS_CS_ITU709 : SWS_CS_ITU601
+        default: return SWS_CS_ITU601   // unspecified: libswscale's own default
         }
     }
 

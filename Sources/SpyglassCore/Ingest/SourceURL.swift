@@ -35,6 +35,8 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         var query = ""
         if let q = rest.firstIndex(of: "?") { query = String(rest[rest.index(after: q)...]); rest = String(rest[..<q]) }
         if rest.hasSuffix("/") { rest.removeLast() }
+        guard ["udp", "tcp", "file"].contains(scheme) else { throw ParseError.unknownScheme(scheme) }
+        if scheme == "file" { self = .file(path: rest); return }
         let (host, port) = try Self.hostPort(rest, original: text)
         let listen = query.split(separator: "&").contains { $0 == "listen" || $0 == "listen=1" }
         switch scheme {

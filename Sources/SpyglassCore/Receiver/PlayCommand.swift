@@ -13,6 +13,7 @@ public struct PlayOptions: Sendable {
     /// Initial window size; nil = 960x540, then the video's size when the first frame comes.
     public var windowSize: (width: Int, height: Int)?
     public var quiet = false
+    public var verbose = false
     public init() {}
 }
 

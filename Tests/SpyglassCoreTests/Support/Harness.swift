@@ -25,6 +25,7 @@ final class Harness: @unchecked Sendable {
     private(set) var error: Error?
 
     init(source: ByteSource, options: ReceiverOptions) {
+        VideoDecoder.setLibraryLogging(verbose: false)
         receiver = Receiver(source: source, options: options)
     }
 

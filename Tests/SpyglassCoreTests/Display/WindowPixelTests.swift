@@ -1,0 +1,114 @@
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import SpyglassCore
+
+/// What the real SDL window shows, under Xvfb: pixels read back from the renderer
+/// (`--snapshot`) against the decoded frame, and the colour cases at 1:1.
+final class WindowPixelTests: XCTestCase {
+    struct Picture { var width: Int; var height: Int; var rgb: [UInt8]
+        func pixel(_ x: Int, _ y: Int) -> (Int, Int, Int) {
+            let i = (y * width + x) * 3
+            return (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]))
+        }
+    }
+
+    private func readPPM(_ path: String) throws -> Picture {
+        let d = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        // "P6\nW H\n255\n" then RGB
+        var fields: [String] = []
+        var i = 0
+        var current = ""
+        while fields.count < 4 && i < d.count {
+            let c = Character(UnicodeScalar(d[i]))
+            if c == " " || c == "\n" { if !current.isEmpty { fields.append(current); current = "" } } else { current.append(c) }
+            i += 1
+        }
+        guard fields.count == 4, fields[0] == "P6", let w = Int(fields[1]), let h = Int(fields[2]) else {
+            throw NSError(domain: "ppm", code: 1)
+        }
+        return Picture(width: w, height: h, rgb: Array(d[i...]))
+    }
+
+    /// Plays `file` in a real window under its own Xvfb and returns the read-back picture.
+    private func windowPicture(_ file: String, extra: [String] = []) throws -> Picture {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("snap-\(getpid())-\(UUID().uuidString).ppm").path
+        let (rc, _, err) = try Fixtures.run("/usr/bin/xvfb-run",
+            ["-a", "-s", "-screen 0 1920x1080x24", Fixtures.spyglassBinary, "play", file, "--untimed",
+             "--snapshot", out] + extra)
+        XCTAssertEqual(rc, 0, err)
+        XCTAssertTrue(err.contains("window open"), "a real SDL window was used: \(err)")
+        return try readPPM(out)
+    }
+
+    /// The decoded frame `index` as ffmpeg renders it to RGB at `width`x`height`.
+    private func ffmpegRGB(_ file: String, index: Int, width: Int, height: Int) throws -> Picture {
+        let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-vf",
+            "select=eq(n\\,\(index)),scale=\(width):\(height):flags=bilinear", "-frames:v", "1",
+            "-pix_fmt", "rgb24", "-f", "rawvideo", "-y", "/tmp/spyglass-ref-\(getpid()).rgb"])
+        XCTAssertEqual(rc, 0, err)
+        return Picture(width: width, height: height,
+                       rgb: try Fixtures.bytes("/tmp/spyglass-ref-\(getpid()).rgb"))
+    }
+
+    private func meanAbsoluteDifference(_ a: Picture, _ b: Picture) -> Double {
+        guard a.width == b.width, a.height == b.height, a.rgb.count == b.rgb.count else { return .infinity }
+        var sum = 0
+        for i in 0..<a.rgb.count { sum += abs(Int(a.rgb[i]) - Int(b.rgb[i])) }
+        return Double(sum) / Double(a.rgb.count)
+    }
+
+    /// The window shows the last decoded frame, scaled to the window (here 0.5x), and not some other frame.
+    func testWindowShowsTheDecodedFrameScaled() throws {
+        for name in ["default-720p30.h264", "test/h264-444-10bit.h264", "test/h265-main10.h265"] {
+            let file = Fixtures.capture(name)
+            let frames = try Fixtures.ffmpegFrameMD5(file).count
+            let shown = try windowPicture(file, extra: ["--window-size", "640x360"])
+            XCTAssertEqual(shown.width, 640)
+            XCTAssertEqual(shown.height, 360)
+            // Letterboxing: the picture fills the width; for 4:3 sources bars are left/right.
+            let ref = try ffmpegRGB(file, index: frames - 1, width: shown.width, height: shown.height)
+            let other = try ffmpegRGB(file, index: frames / 2, width: shown.width, height: shown.height)
+            let d = meanAbsoluteDifference(shown, ref)
+            let dOther = meanAbsoluteDifference(shown, other)
+            if name.hasPrefix("default") {
+                XCTAssertLessThan(d, 4.0, "\(name): window vs decoded frame, mean |Δ| per channel")
+                XCTAssertLessThan(d, dOther, "\(name): the window shows the last frame, not another")
+            } else {
+                // 320x240 in a 640x360 window: compare inside the letterbox only.
+                let inner = crop(shown, x: 80, y: 0, w: 480, h: 360)
+                let refInner = try ffmpegRGB(file, index: frames - 1, width: 480, height: 360)
+                let otherInner = try ffmpegRGB(file, index: frames / 2, width: 480, height: 360)
+                XCTAssertLessThan(meanAbsoluteDifference(inner, refInner), 4.0, name)
+                XCTAssertLessThan(meanAbsoluteDifference(inner, refInner), meanAbsoluteDifference(inner, otherInner), name)
+                XCTAssertEqual(shown.pixel(20, 180).0, 0, "\(name): letterbox bar is black")
+            }
+        }
+    }
+
+    private func crop(_ p: Picture, x: Int, y: Int, w: Int, h: Int) -> Picture {
+        var rgb: [UInt8] = []
+        rgb.reserveCapacity(w * h * 3)
+        for row in y..<(y + h) {
+            let start = (row * p.width + x) * 3
+            rgb += p.rgb[start..<(start + w * 3)]
+        }
+        return Picture(width: w, height: h, rgb: rgb)
+    }
+
+    /// Case colour-matrix-range: the signalled matrix and range are honoured on screen.
+    func testColourMatrixAndRangeOnScreen() throws {
+        let truth = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (191, 191, 191)]
+        for name in ["bt601_limited", "bt601_full", "bt709_limited", "bt709_full"] {
+            let shown = try windowPicture(Fixtures.capture("cases/\(name).h264"), extra: ["--window-size", "1280x720"])
+            XCTAssertEqual(shown.width, 1280)
+            for (i, want) in truth.enumerated() {
+                let got = shown.pixel(160 + 320 * i, 360)
+                XCTAssertLessThanOrEqual(abs(got.0 - want.0), 3, "\(name) patch \(i): \(got) vs \(want)")
+                XCTAssertLessThanOrEqual(abs(got.1 - want.1), 3, "\(name) patch \(i): \(got) vs \(want)")
+                XCTAssertLessThanOrEqual(abs(got.2 - want.2), 3, "\(name) patch \(i): \(got) vs \(want)")
+            }
+        }
+    }
+}

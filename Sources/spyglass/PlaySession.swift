@@ -16,18 +16,25 @@ final class PlaySession: @unchecked Sendable {
     private var signalSource: DispatchSourceSignal?
     private var runError: Error?
 
+    /// Per-frame timing (always kept: it feeds the summary and `bench`).
+    private(set) var recorder: LatencyRecorder?
+    /// Called on the main thread about every 100 ms while running (bench's progress bar).
+    var onTick: (() -> Void)?
+    /// The receiver, once running (bench stops it when its sender is done).
+    private(set) var receiver: Receiver?
+
     init(url: SourceURL, options: PlayOptions) {
         self.url = url
         self.options = options
     }
 
     /// Runs to the end; returns the process exit status.
-    func run() -> Int32 {
+    func run(openedSource: ByteSource? = nil) -> Int32 {
         Log.setQuiet(options.quiet)
         VideoDecoder.setLibraryLogging(verbose: options.verbose)
         let source: ByteSource
         do {
-            source = try openSource(url, options: options.receiver)
+            source = try openedSource ?? openSource(url, options: options.receiver)
         } catch {
             Log.error("\(error)")
             return 1
@@ -35,7 +42,9 @@ final class PlaySession: @unchecked Sendable {
         if let path = options.framemd5Path {
             do { framemd5 = try FrameMD5Writer(path: path) } catch { Log.error("\(error)"); return 1 }
         }
+        do { recorder = try LatencyRecorder(logPath: options.latencyLogPath) } catch { Log.error("\(error)"); return 1 }
         let receiver = Receiver(source: source, options: options.receiver)
+        self.receiver = receiver
         installSignalHandler(receiver)
 
         var display: SDLDisplay?
@@ -59,6 +68,7 @@ final class PlaySession: @unchecked Sendable {
         }
 
         let md5 = framemd5
+        let recorder = self.recorder
         let headless = display == nil
         let thread = Thread { [self] in
             do {
@@ -66,9 +76,10 @@ final class PlaySession: @unchecked Sendable {
                     md5?.write(frame)
                     if headless {
                         frame.timing.presentedMicros = MonotonicClock.nowMicros()
+                        recorder?.record(frame, dropped: false)
                         self.lock.lock(); self.displayed += 1; self.lock.unlock()
                     } else {
-                        self.slot.put(frame)
+                        if let old = self.slot.put(frame) { recorder?.record(old, dropped: true) }
                         SDLDisplay.wake()
                     }
                 }
@@ -85,14 +96,17 @@ final class PlaySession: @unchecked Sendable {
         if let display {
             runWindow(display, receiver: receiver, source: source)
         } else {
-            while !finished.isSet { usleep(20_000) }
+            while !finished.isSet { usleep(20_000); onTick?() }
         }
         while !finished.isSet { usleep(5_000) }
 
         framemd5?.close()
         lock.lock()
-        receiver.setDisplayCounts(displayed: displayed, dropped: slot.dropped + (slot.take() != nil ? 1 : 0))
+        let leftover = slot.take()
+        if let leftover { recorder?.record(leftover, dropped: true) }
+        receiver.setDisplayCounts(displayed: displayed, dropped: slot.dropped + (leftover != nil ? 1 : 0))
         lock.unlock()
+        recorder?.close()
         let summary = receiver.summary
         fputs(summary.line + "\n", stderr)
         if let p = summary.decodeMillisP50 { Log.info(String(format: "decode time per frame: p50 %.2f ms", p)) }
@@ -114,7 +128,10 @@ final class PlaySession: @unchecked Sendable {
     private func runWindow(_ display: SDLDisplay, receiver: Receiver, source: ByteSource) {
         var playing = false
         var lastFormat = ""
+        var lastTick = MonotonicClock.nowMicros()
         while true {
+            let now = MonotonicClock.nowMicros()
+            if now - lastTick > 100_000 { onTick?(); lastTick = now }
             let event = display.waitEvent(timeoutMillis: 100)
             switch event {
             case .quit?:
@@ -132,8 +149,10 @@ final class PlaySession: @unchecked Sendable {
                     let (sn, sd) = frame.sampleAspectRatio
                     display.fitWindow(width: frame.width * sn / max(1, sd), height: frame.height)
                 }
+                frame.timing.renderStartMicros = MonotonicClock.nowMicros()
                 display.present(frame)
                 frame.timing.presentedMicros = MonotonicClock.nowMicros()
+                recorder?.record(frame, dropped: false)
                 lock.lock(); displayed += 1; lock.unlock()
                 let fmt = "\(receiver.summary.codec ?? "") \(frame.width)x\(frame.height)"
                 if !playing || fmt != lastFormat {
@@ -143,7 +162,13 @@ final class PlaySession: @unchecked Sendable {
                 }
             }
             if finished.isSet && slot.isClosed {
-                if let frame = slot.take() { display.present(frame); lock.lock(); displayed += 1; lock.unlock() }
+                if let frame = slot.take() {
+                    frame.timing.renderStartMicros = MonotonicClock.nowMicros()
+                    display.present(frame)
+                    frame.timing.presentedMicros = MonotonicClock.nowMicros()
+                    recorder?.record(frame, dropped: false)
+                    lock.lock(); displayed += 1; lock.unlock()
+                }
                 break
             }
         }

@@ -5,6 +5,8 @@ import SpyglassCore
 
 let usage = """
 usage: spyglass play SOURCE [options]
+       spyglass send pattern|FILE DEST [options]     (spyglass send --help)
+       spyglass bench [options]                      (spyglass bench --help)
 
 SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | -
   --codec auto|h264|h265   codec (default auto: detected from the NAL headers)
@@ -17,6 +19,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | 
   --threads N              decoder slice threads (default 1; never frame threads)
   --framemd5 FILE          one line per decoded frame, as `ffmpeg -f framemd5`
   --summary FILE           write the exit summary as JSON
+  --latency-log FILE       per-frame timing, .csv or .jsonl (dropped frames included, marked)
   --snapshot FILE.ppm      save the window's last presented picture (read back)
   --window-size WxH        initial window size (default: the video's size)
   --vsync                  wait for vblank on present (off by default)
@@ -75,6 +78,7 @@ func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
         case "--threads": o.receiver.decoderThreads = max(1, Int(try a.number(arg)))
         case "--framemd5": o.framemd5Path = try a.value(arg)
         case "--summary": o.summaryPath = try a.value(arg)
+        case "--latency-log": o.latencyLogPath = try a.value(arg)
         case "--snapshot": o.snapshotPath = try a.value(arg)
         case "--vsync": o.vsync = true
         case "--window-size":
@@ -118,8 +122,12 @@ do {
     case "play":
         let (url, options) = try parsePlay(argv)
         exit(PlaySession(url: url, options: options).run())
+    case "send":
+        exit(try runSend(argv))
+    case "bench":
+        exit(try runBench(argv))
     case "-h", "--help", "help":
-        print(usage)
+        print(usage + "\n\n" + sendUsage + "\n\n" + benchUsage)
     default:
         throw CLIError.usage("unknown command '\(command)'")
     }

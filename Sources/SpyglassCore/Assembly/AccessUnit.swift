@@ -32,6 +32,8 @@ public struct AccessUnit: Sendable {
     public var lastByteMicros: UInt64
     /// Monotonic time the assembler knew the unit was complete, µs.
     public var completeMicros: UInt64
+    /// Capture instant from an ST 0604 precision time stamp SEI, µs since the Unix epoch (wall clock).
+    public var captureWallMicros: UInt64? = nil
 
     /// Total payload bytes (without start codes).
     public var byteCount: Int { units.reduce(0) { $0 + $1.bytes.count } }

@@ -43,6 +43,7 @@ public struct AccessUnitAssembler {
     private var oversize = false
     private var lastSlice: SliceInfo?
     private var firstByteMicros: UInt64 = 0
+    private var captureWallMicros: UInt64?
 
     /// - Parameters:
     ///   - codec: the stream's codec.
@@ -78,6 +79,10 @@ public struct AccessUnitAssembler {
         }
 
         if header.isParameterSet { parameterSets.store(header: header, unit: unit.bytes) }
+        if kind == .sei, captureWallMicros == nil,
+           let t = PrecisionTimestampSEI.read(seiNALUnit: unit.bytes, codec: codec) {
+            captureWallMicros = t
+        }
         if header.isParameterSet && (header.type == 7 || header.type == 33) { hasParameterSets = true }
         append(unit, header: header)
 
@@ -138,7 +143,9 @@ public struct AccessUnitAssembler {
                             firstByteMicros: firstByteMicros, lastByteMicros: last.lastByteMicros,
                             completeMicros: max(atMicros, last.lastByteMicros))
         counters.accessUnits += 1
-        return au
+        var out = au
+        out.captureWallMicros = captureWallMicros
+        return out
     }
 
     private mutating func reset() {
@@ -149,5 +156,6 @@ public struct AccessUnitAssembler {
         hasParameterSets = false
         damaged = false
         oversize = false
+        captureWallMicros = nil
     }
 }

@@ -53,6 +53,8 @@ public final class DecodedFrame: @unchecked Sendable {
 
 /// Monotonic µs stamps of one frame's trip through the receiver (0 = not reached).
 public struct FrameTiming: Sendable, Codable {
+    /// Capture instant from the stream's ST 0604 time stamp, wall clock µs since the epoch (0 = none).
+    public var captureWallMicros: UInt64 = 0
     /// First byte of the access unit arrived.
     public var firstByteMicros: UInt64 = 0
     /// Last byte arrived.
@@ -63,8 +65,12 @@ public struct FrameTiming: Sendable, Codable {
     public var decodeStartMicros: UInt64 = 0
     /// libavcodec returned the picture.
     public var decodeEndMicros: UInt64 = 0
+    /// The display started uploading the picture (0 for headless).
+    public var renderStartMicros: UInt64 = 0
     /// Presented: `SDL_RenderPresent` returned, or the headless sink took it.
     public var presentedMicros: UInt64 = 0
+    /// How the access unit was known complete (``AccessUnit/Completion`` raw value).
+    public var completion: String = ""
 
     public init() {}
 }

@@ -115,6 +115,8 @@ public final class VideoDecoder {
         timing.firstByteMicros = au.firstByteMicros
         timing.lastByteMicros = au.lastByteMicros
         timing.completeMicros = au.completeMicros
+        timing.captureWallMicros = au.captureWallMicros ?? 0
+        timing.completion = au.completion.rawValue
         timing.decodeStartMicros = MonotonicClock.nowMicros()
         pending[au.index] = (timing, au.damaged)
         if pending.count > 64 {  // frames the decoder never returned (errors): forget the oldest

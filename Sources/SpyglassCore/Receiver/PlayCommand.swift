@@ -13,6 +13,8 @@ public struct PlayOptions: Sendable {
     /// Initial window size; nil = 960x540, then the video's size when the first frame comes.
     public var windowSize: (width: Int, height: Int)?
     public var quiet = false
+    /// Per-frame timing log (`.csv` or `.jsonl`).
+    public var latencyLogPath: String?
     public var verbose = false
     public init() {}
 }

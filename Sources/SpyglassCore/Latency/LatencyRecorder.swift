@@ -1,0 +1,152 @@
+import Foundation
+
+/// One frame's latency, split into stages that add up to glass-to-glass.
+///
+/// Stages (ms, from the monotonic stamps; the capture stamp is a wall-clock time and is moved
+/// onto the monotonic clock with the offset measured at start):
+/// - `senderNetwork`: capture → last byte in (encode, send, network)
+/// - `assembly`: last byte → decode start (knowing the access unit is complete)
+/// - `decode`: decode start → decode end
+/// - `queue`: decode end → render start (waiting for the display)
+/// - `render`: render start → presented (upload, draw, `SDL_RenderPresent`)
+/// - `glassToGlass` = presented − capture; `receiverAdded` = presented − last byte.
+public struct LatencySample: Sendable {
+    public var frame: Int
+    public var accessUnit: Int
+    public var dropped: Bool
+    public var damaged: Bool
+    public var completion: String
+    public var timing: FrameTiming
+    /// Capture time on the monotonic clock, µs (0 when the stream carries no stamp).
+    public var captureMicros: UInt64
+
+    static func ms(_ a: UInt64, _ b: UInt64) -> Double? {
+        guard a > 0, b > 0 else { return nil }
+        return (Double(b) - Double(a)) / 1000
+    }
+    public var senderNetworkMillis: Double? { Self.ms(captureMicros, timing.lastByteMicros) }
+    public var assemblyMillis: Double? { Self.ms(timing.lastByteMicros, timing.decodeStartMicros) }
+    public var decodeMillis: Double? { Self.ms(timing.decodeStartMicros, timing.decodeEndMicros) }
+    public var queueMillis: Double? {
+        Self.ms(timing.decodeEndMicros, timing.renderStartMicros > 0 ? timing.renderStartMicros : timing.presentedMicros)
+    }
+    public var renderMillis: Double? {
+        timing.renderStartMicros > 0 ? Self.ms(timing.renderStartMicros, timing.presentedMicros) : (timing.presentedMicros > 0 ? 0 : nil)
+    }
+    public var glassToGlassMillis: Double? { dropped ? nil : Self.ms(captureMicros, timing.presentedMicros) }
+    public var receiverAddedMillis: Double? { dropped ? nil : Self.ms(timing.lastByteMicros, timing.presentedMicros) }
+}
+
+/// Collects per-frame timing, writes `--latency-log` (CSV or JSON Lines, by extension), and
+/// gives percentiles per stage. Thread-safe. Keeps at most `maxSamples` in memory for the
+/// statistics; the log file gets every row.
+public final class LatencyRecorder: @unchecked Sendable {
+    /// Stage names in table order.
+    public static let stages = ["sender+network", "assembly", "decode", "queue", "render", "receiver-added", "glass-to-glass"]
+
+    private let lock = NSLock()
+    private var samples: [LatencySample] = []
+    private let maxSamples: Int
+    private var handle: FileHandle?
+    private let jsonLines: Bool
+    /// Wall-clock minus monotonic, µs, measured once at start.
+    public let wallMinusMonotonicMicros: Int64
+    /// Rows written or kept, including dropped frames.
+    public private(set) var count = 0
+
+    /// - Parameters:
+    ///   - logPath: `.csv` or `.jsonl` file to write, or nil.
+    ///   - maxSamples: rows kept in memory for statistics (default 1,000,000).
+    /// - Throws: when the log file cannot be created.
+    public init(logPath: String?, maxSamples: Int = 1_000_000) throws {
+        self.maxSamples = maxSamples
+        let mono = MonotonicClock.nowMicros()
+        let wall = MonotonicClock.wallMicros()
+        wallMinusMonotonicMicros = Int64(bitPattern: wall) - Int64(bitPattern: mono)
+        jsonLines = logPath?.hasSuffix(".jsonl") ?? false || logPath?.hasSuffix(".json") ?? false
+        if let logPath {
+            guard FileManager.default.createFile(atPath: logPath, contents: nil),
+                  let h = FileHandle(forWritingAtPath: logPath) else {
+                throw SourceError.open("\(logPath): cannot create latency log")
+            }
+            handle = h
+            if !jsonLines {
+                h.write(Data(("frame,au,dropped,damaged,completion,capture_wall_us,capture_us,first_byte_us,last_byte_us,complete_us,"
+                    + "decode_start_us,decode_end_us,render_start_us,presented_us,"
+                    + "sender_network_ms,assembly_ms,decode_ms,queue_ms,render_ms,receiver_added_ms,glass_to_glass_ms\n").utf8))
+            }
+        }
+    }
+
+    /// Records a frame that was presented (`dropped` false) or replaced before it could be.
+    public func record(_ frame: DecodedFrame, dropped: Bool) {
+        let t = frame.timing
+        let capture = t.captureWallMicros > 0 ? UInt64(max(0, Int64(bitPattern: t.captureWallMicros) - wallMinusMonotonicMicros)) : 0
+        let s = LatencySample(frame: frame.index, accessUnit: frame.accessUnitIndex, dropped: dropped,
+                              damaged: frame.damaged, completion: t.completion, timing: t, captureMicros: capture)
+        lock.lock(); defer { lock.unlock() }
+        if samples.count < maxSamples { samples.append(s) }
+        count += 1
+        if let handle { handle.write(Data(row(s).utf8)) }
+    }
+
+    private func row(_ s: LatencySample) -> String {
+        func f(_ v: Double?) -> String { v.map { String(format: "%.3f", $0) } ?? "" }
+        let t = s.timing
+        if jsonLines {
+            func j(_ v: Double?) -> String { v.map { String(format: "%.3f", $0) } ?? "null" }
+            return "{\"frame\":\(s.frame),\"au\":\(s.accessUnit),\"dropped\":\(s.dropped),\"damaged\":\(s.damaged),"
+                + "\"completion\":\"\(s.completion)\",\"capture_wall_us\":\(t.captureWallMicros),\"capture_us\":\(s.captureMicros),"
+                + "\"first_byte_us\":\(t.firstByteMicros),\"last_byte_us\":\(t.lastByteMicros),\"complete_us\":\(t.completeMicros),"
+                + "\"decode_start_us\":\(t.decodeStartMicros),\"decode_end_us\":\(t.decodeEndMicros),"
+                + "\"render_start_us\":\(t.renderStartMicros),\"presented_us\":\(t.presentedMicros),"
+                + "\"sender_network_ms\":\(j(s.senderNetworkMillis)),\"assembly_ms\":\(j(s.assemblyMillis)),"
+                + "\"decode_ms\":\(j(s.decodeMillis)),\"queue_ms\":\(j(s.queueMillis)),\"render_ms\":\(j(s.renderMillis)),"
+                + "\"receiver_added_ms\":\(j(s.receiverAddedMillis)),\"glass_to_glass_ms\":\(j(s.glassToGlassMillis))}\n"
+        }
+        return "\(s.frame),\(s.accessUnit),\(s.dropped ? 1 : 0),\(s.damaged ? 1 : 0),\(s.completion),\(t.captureWallMicros),\(s.captureMicros),"
+            + "\(t.firstByteMicros),\(t.lastByteMicros),\(t.completeMicros),\(t.decodeStartMicros),\(t.decodeEndMicros),"
+            + "\(t.renderStartMicros),\(t.presentedMicros),\(f(s.senderNetworkMillis)),\(f(s.assemblyMillis)),"
+            + "\(f(s.decodeMillis)),\(f(s.queueMillis)),\(f(s.renderMillis)),\(f(s.receiverAddedMillis)),\(f(s.glassToGlassMillis))\n"
+    }
+
+    /// All kept samples.
+    public var allSamples: [LatencySample] { lock.lock(); defer { lock.unlock() }; return samples }
+
+    /// p50/p95/p99/max of one stage over presented frames, ms; nil when no frame has it.
+    public func percentiles(_ stage: String) -> (p50: Double, p95: Double, p99: Double, max: Double, n: Int)? {
+        let values = allSamples.filter { !$0.dropped }.compactMap { s -> Double? in
+            switch stage {
+            case "sender+network": return s.senderNetworkMillis
+            case "assembly": return s.assemblyMillis
+            case "decode": return s.decodeMillis
+            case "queue": return s.queueMillis
+            case "render": return s.renderMillis
+            case "receiver-added": return s.receiverAddedMillis
+            case "glass-to-glass": return s.glassToGlassMillis
+            default: return nil
+            }
+        }.sorted()
+        guard !values.isEmpty else { return nil }
+        func q(_ p: Double) -> Double { values[min(values.count - 1, Int((p * Double(values.count - 1)).rounded()))] }
+        return (q(0.5), q(0.95), q(0.99), values.last!, values.count)
+    }
+
+    /// A table of the stages, one line each, for the terminal.
+    public func table() -> String {
+        func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+        var lines = [pad("stage", 16) + "   p50 ms   p95 ms   p99 ms   max ms  frames"]
+        for stage in Self.stages {
+            guard let p = percentiles(stage) else { continue }
+            lines.append(pad(stage, 16) + String(format: " %8.2f %8.2f %8.2f %8.2f %7d", p.p50, p.p95, p.p99, p.max, p.n))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Flushes and closes the log.
+    public func close() {
+        lock.lock(); defer { lock.unlock() }
+        try? handle?.close()
+        handle = nil
+    }
+}

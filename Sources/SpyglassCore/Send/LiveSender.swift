@@ -1,0 +1,126 @@
+import Foundation
+import CFFmpeg
+
+/// `spyglass send`: streams the live test pattern (encoded now) or a capture file at real-time
+/// pace, each access unit stamped with its capture instant in an ST 0604 SEI.
+public final class LiveSender: @unchecked Sendable {
+    /// What to send.
+    public enum Input: Sendable {
+        case pattern(VideoEncoder.Settings)
+        case file(path: String, fps: Double?, loop: Bool)
+    }
+
+    public let input: Input
+    public let sender: StreamSender
+    /// Add our precision time stamp SEI to a file's access units (a pattern is always stamped).
+    public var stamp = false
+    /// Stop after this many seconds (nil = until the input ends or ``stop`` is set).
+    public var durationSeconds: Double?
+    public let stop = StopFlag()
+    /// Access units sent.
+    public private(set) var accessUnitsSent = 0
+    /// Mean encode time per pattern frame, ms.
+    public private(set) var encodeMillisTotal = 0.0
+    /// Called after each access unit is sent: (index, capture wall µs).
+    public var onSent: ((Int, UInt64) -> Void)?
+
+    public init(input: Input, sender: StreamSender) {
+        self.input = input
+        self.sender = sender
+    }
+
+    /// Runs until the duration, the end of the file, or ``stop``.
+    /// - Throws: ``VideoEncoder/EncoderError`` or ``SourceError``.
+    public func run() throws {
+        switch input {
+        case .pattern(let settings): try runPattern(settings)
+        case .file(let path, let fps, let loop): try runFile(path, fps: fps, loop: loop)
+        }
+    }
+
+    private func runPattern(_ settings: VideoEncoder.Settings) throws {
+        let encoder = try VideoEncoder(settings: settings)
+        let pattern = TestPattern(width: settings.width, height: settings.height)
+        let period = 1_000_000 / UInt64(max(1, settings.fps))
+        let start = MonotonicClock.nowMicros()
+        var index = 0
+        while !stop.isSet {
+            let due = start + UInt64(index) * period
+            if let d = durationSeconds, Double(due - start) / 1e6 >= d { break }
+            MonotonicClock.sleep(untilMicros: due)
+            while !sender.acceptIfListening(timeoutMicros: 100_000) { if stop.isSet { return } }
+            let capture = MonotonicClock.wallMicros()
+            encoder.prepareFrame()
+            let f = encoder.frame
+            pattern.draw(index: index, captureMicros: capture,
+                         y: f.pointee.data.0!, yStride: Int(f.pointee.linesize.0),
+                         u: f.pointee.data.1!, uStride: Int(f.pointee.linesize.1),
+                         v: f.pointee.data.2!, vStride: Int(f.pointee.linesize.2))
+            let t0 = MonotonicClock.nowMicros()
+            let packets = try encoder.encode(pts: Int64(index))
+            encodeMillisTotal += Double(MonotonicClock.nowMicros() - t0) / 1000
+            for p in packets {
+                sender.send(Self.stamped(p, codec: settings.codec, captureMicros: capture))
+                onSent?(accessUnitsSent, capture)
+                accessUnitsSent += 1
+            }
+            index += 1
+        }
+    }
+
+    private func runFile(_ path: String, fps: Double?, loop: Bool) throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var scanner = AnnexBScanner()
+        var units: [NALUnit] = []
+        scanner.push(bytes, arrivalMicros: 0) { units.append($0) }
+        scanner.flush(atMicros: 0, reason: .endOfStream) { units.append($0) }
+        var detector = CodecDetector(maxUnits: 16)
+        var codec: VideoCodec = .h264
+        for u in units { if let c = detector.observe(u.bytes) { codec = c; break } }
+        var asm = AccessUnitAssembler(codec: codec)
+        var aus: [AccessUnit] = []
+        for u in units { if let au = asm.push(u) { aus.append(au) } }
+        if let au = asm.flush(atMicros: 0, reason: .endOfStream) { aus.append(au) }
+        guard !aus.isEmpty else { throw SourceError.open("\(path): no H.264/H.265 video found") }
+        let rate = fps ?? asm.parameterSets.latestFormat?.frameRate ?? 30
+        let period = UInt64(1_000_000 / max(1, rate))
+        let start = MonotonicClock.nowMicros()
+        var k = 0
+        repeat {
+            for au in aus {
+                if stop.isSet { return }
+                let due = start + UInt64(k) * period
+                if let d = durationSeconds, Double(due - start) / 1e6 >= d { return }
+                MonotonicClock.sleep(untilMicros: due)
+                while !sender.acceptIfListening(timeoutMicros: 100_000) { if stop.isSet { return } }
+                let capture = MonotonicClock.wallMicros()
+                var out = au.annexB()
+                if stamp { out = Self.stamped(out, codec: codec, captureMicros: capture) }
+                sender.send(out)
+                onSent?(accessUnitsSent, capture)
+                accessUnitsSent += 1
+                k += 1
+            }
+        } while loop
+    }
+
+    /// Inserts an ST 0604 time stamp SEI before the first VCL unit of an Annex B access unit.
+    public static func stamped(_ annexB: [UInt8], codec: VideoCodec, captureMicros: UInt64) -> [UInt8] {
+        var scanner = AnnexBScanner()
+        var units: [[UInt8]] = []
+        scanner.push(annexB, arrivalMicros: 0) { units.append($0.bytes) }
+        scanner.flush(atMicros: 0, reason: .endOfStream) { units.append($0.bytes) }
+        let sei = PrecisionTimestampSEI.nalUnit(micros: captureMicros, codec: codec)
+        var out: [UInt8] = []
+        out.reserveCapacity(annexB.count + sei.count + 8)
+        var inserted = false
+        for u in units {
+            if !inserted, let h = NALUnitHeader(codec: codec, bytes: u), h.isVCL {
+                out += [0, 0, 0, 1]; out += sei
+                inserted = true
+            }
+            out += [0, 0, 0, 1]; out += u
+        }
+        return out
+    }
+}

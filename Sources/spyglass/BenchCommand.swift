@@ -1,0 +1,149 @@
+import Foundation
+import SpyglassCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let benchUsage = """
+usage: spyglass bench [options]
+
+Closed loop on this machine: the test-pattern sender (libx264/libx265, zero latency, capture
+time stamped in an ST 0604 SEI), then UDP or TCP on 127.0.0.1, then the receiver. Prints
+p50/p95/p99/max per stage and the verdict against the target, writes the per-frame CSV and
+a plot (tools/plot-latency).
+  --codec h264|h265      (default h264)       --size WxH   (default 1280x720)
+  --fps N                (default 30)         --bitrate N  (default 4M)
+  --slices N             (default 1)          --duration S (default 10)
+  --transport udp|tcp    (default udp)        --display sdl|none (default sdl when a display exists)
+  --target-ms N          glass-to-glass target (default 100)
+  --latency-log FILE     (default out/bench-latency.csv)
+  --plot FILE.png        (default next to the CSV; --plot none to skip)
+  --idle-flush-ms MS     receiver idle flush (default 1)
+"""
+
+func runBench(_ argv: [String]) throws -> Int32 {
+    var a = Arguments(args: argv)
+    var settings = VideoEncoder.Settings()
+    var duration = 10.0
+    var transport = "udp"
+    var target = 100.0
+    var options = PlayOptions()
+    options.latencyLogPath = "out/bench-latency.csv"
+    var plotPath: String?
+    var displayGiven = false
+    while let arg = a.next() {
+        if try parsePatternOption(arg, &a, &settings) { continue }
+        switch arg {
+        case "--duration": duration = max(0.5, try a.number(arg))
+        case "--transport":
+            transport = try a.value(arg)
+            guard ["udp", "tcp"].contains(transport) else { throw CLIError.usage("--transport: udp or tcp") }
+        case "--display":
+            let v = try a.value(arg)
+            guard let d = PlayOptions.DisplayKind(rawValue: v) else { throw CLIError.usage("--display: sdl or none") }
+            options.display = d
+            displayGiven = true
+        case "--target-ms": target = try a.number(arg)
+        case "--latency-log": options.latencyLogPath = try a.value(arg)
+        case "--plot": plotPath = try a.value(arg)
+        case "--idle-flush-ms": options.receiver.idleFlushMicros = Int(try a.number(arg) * 1000)
+        case "--quiet", "-q": options.quiet = true
+        case "-h", "--help": print(benchUsage); return 0
+        default: throw CLIError.usage("unknown option \(arg)\n\(benchUsage)")
+        }
+    }
+    let env = ProcessInfo.processInfo.environment
+    if !displayGiven && env["DISPLAY"] == nil && env["WAYLAND_DISPLAY"] == nil { options.display = .none }
+    if let dir = options.latencyLogPath.map({ URL(fileURLWithPath: $0).deletingLastPathComponent().path }) {
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+    options.receiver.codec = settings.codec
+    options.receiver.timeoutSeconds = duration + 5
+    Log.setQuiet(true)
+
+    // Receiver first (kernel-chosen port), then the sender aimed at it.
+    let source: ByteSource
+    let dest: SourceURL
+    if transport == "udp" {
+        let udp = try UDPSource(host: "127.0.0.1", port: 0)
+        source = udp
+        dest = .udp(host: "127.0.0.1", port: udp.boundPort)
+    } else {
+        let tcp = try TCPSource(listenOn: "127.0.0.1", port: 0)
+        source = tcp
+        dest = .tcpConnect(host: "127.0.0.1", port: tcp.listeningPort)
+    }
+    let session = PlaySession(url: .udp(host: "127.0.0.1", port: 0), options: options)
+    let describe = "\(settings.codec.displayName) \(settings.width)x\(settings.height)@\(settings.fps), \(settings.bitrate / 1000) kbit/s, \(settings.slices) slice(s), \(transport), display \(options.display.rawValue)"
+    fputs("spyglass bench: \(describe), \(String(format: "%.0f", duration)) s\n", stderr)
+
+    let senderDone = StopFlag()
+    let (patternSettings, sendSeconds) = (settings, duration)
+    let sendThread = Thread {
+        defer { senderDone.set() }
+        do {
+            let sender = try StreamSender(destination: dest)
+            let live = LiveSender(input: .pattern(patternSettings), sender: sender)
+            live.durationSeconds = sendSeconds
+            try live.run()
+            usleep(300_000)   // let the last frame through
+        } catch {
+            Log.error("sender: \(error)")
+        }
+    }
+    let started = MonotonicClock.nowMicros()
+    session.onTick = {
+        let elapsed = Double(MonotonicClock.nowMicros() - started) / 1e6
+        let frac = min(1, elapsed / duration)
+        let bar = String(repeating: "█", count: Int(frac * 30)) + String(repeating: "·", count: 30 - Int(frac * 30))
+        let frames = session.recorder?.count ?? 0
+        fputs(String(format: "\r  [%@] %4.1f/%.0f s  %d frames", bar, min(elapsed, duration), duration, frames), stderr)
+        if senderDone.isSet { session.receiver?.stop.set() }
+    }
+    sendThread.start()
+    let rc = session.run(openedSource: source)
+    fputs("\n", stderr)
+    guard rc == 0, let recorder = session.recorder else { return rc }
+
+    print(recorder.table())
+    let s = session.receiver?.summary
+    if let s { print("frames: \(s.framesDecoded) decoded, \(s.framesDisplayed) displayed, \(s.framesDropped) dropped; \(s.decodeErrors) decode errors") }
+    var verdict: Int32 = 0
+    if let g = recorder.percentiles("glass-to-glass") {
+        let ok = g.p99 <= target
+        print(String(format: "verdict: %@ glass-to-glass p99 %.1f ms %@ %.0f ms target (p50 %.1f ms)",
+                     ok ? "PASS" : "FAIL", g.p99, ok ? "≤" : ">", target, g.p50))
+        verdict = ok ? 0 : 3
+    } else {
+        print("verdict: no frame carried a capture stamp")
+        verdict = 3
+    }
+    if let csv = options.latencyLogPath {
+        print("per-frame log: \(csv)")
+        let png = plotPath ?? (csv.hasSuffix(".csv") ? String(csv.dropLast(4)) + ".png" : csv + ".png")
+        if png != "none" { plot(csv: csv, png: png, title: "spyglass bench: \(describe)") }
+    }
+    return verdict
+}
+
+/// Runs tools/plot-latency (matplotlib) if it can be found.
+func plot(csv: String, png: String, title: String) {
+    let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    let candidates = ["tools/plot-latency",
+                      exe.deletingLastPathComponent().appendingPathComponent("../../tools/plot-latency").standardized.path,
+                      exe.deletingLastPathComponent().appendingPathComponent("../../../tools/plot-latency").standardized.path]
+    guard let tool = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+        print("plot: tools/plot-latency not found (run from the repository root)")
+        return
+    }
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: tool)
+    p.arguments = [csv, png, "--title", title]
+    do {
+        try p.run()
+        p.waitUntilExit()
+        print(p.terminationStatus == 0 ? "plot: \(png)" : "plot: tools/plot-latency failed (\(p.terminationStatus))")
+    } catch {
+        print("plot: \(error)")
+    }
+}

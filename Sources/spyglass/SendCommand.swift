@@ -1,0 +1,118 @@
+import Foundation
+import SpyglassCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let sendUsage = """
+usage: spyglass send pattern|FILE udp://HOST:PORT|tcp://HOST:PORT|tcp://[ADDR]:PORT?listen [options]
+
+Streams raw Annex B at real-time pace. Each access unit of the pattern carries an ST 0604
+precision time stamp SEI with its capture instant; a file keeps its own SEI (--stamp adds ours).
+  --codec h264|h265     pattern codec (default h264, libx264/libx265 zero-latency)
+  --size WxH            pattern size (default 1280x720)
+  --fps N               frames per second (pattern default 30; file default: its VUI rate)
+  --bitrate N[k|M]      pattern bitrate (default 4M)
+  --slices N            slices per picture (default 1)
+  --intra-refresh       periodic intra refresh instead of IDR pictures
+  --keyint N            keyframe interval in frames (default 2 s)
+  --duration S          stop after S seconds (default: forever for pattern, once for a file)
+  --loop                repeat a file
+  --stamp               add our time stamp SEI to a file's access units
+  --mtu N               largest UDP datagram payload (default 1400)
+"""
+
+/// Parses "4M", "800k", "2000000".
+func parseBitrate(_ s: String) -> Int? {
+    let lower = s.lowercased()
+    var mult = 1.0
+    var num = lower
+    if lower.hasSuffix("m") { mult = 1e6; num.removeLast() } else if lower.hasSuffix("k") { mult = 1e3; num.removeLast() }
+    guard let v = Double(num), v > 0, v * mult < 1e10 else { return nil }
+    return Int(v * mult)
+}
+
+func parseSize(_ s: String, flag: String) throws -> (Int, Int) {
+    let parts = s.split(separator: "x").compactMap { Int($0) }
+    guard parts.count == 2, parts[0] >= 16, parts[1] >= 16, parts[0] <= 8192, parts[1] <= 4320,
+          parts[0] % 2 == 0, parts[1] % 2 == 0 else { throw CLIError.usage("\(flag): '\(s)' (use even WxH, 16x16 to 8192x4320)") }
+    return (parts[0], parts[1])
+}
+
+/// Pattern options shared by `send` and `bench`. Returns true when `arg` was one of them.
+func parsePatternOption(_ arg: String, _ a: inout Arguments, _ s: inout VideoEncoder.Settings) throws -> Bool {
+    switch arg {
+    case "--codec":
+        let v = try a.value(arg)
+        switch v {
+        case "h264", "avc": s.codec = .h264
+        case "h265", "hevc": s.codec = .h265
+        default: throw CLIError.usage("--codec: '\(v)' (use h264 or h265)")
+        }
+    case "--size": (s.width, s.height) = try parseSize(try a.value(arg), flag: arg)
+    case "--fps":
+        let f = try a.number(arg)
+        guard f >= 1 && f <= 240 else { throw CLIError.usage("--fps: 1 to 240") }
+        s.fps = Int(f)
+    case "--bitrate":
+        let v = try a.value(arg)
+        guard let b = parseBitrate(v) else { throw CLIError.usage("--bitrate: '\(v)'") }
+        s.bitrate = b
+    case "--slices": s.slices = max(1, min(64, Int(try a.number(arg))))
+    case "--intra-refresh": s.intraRefresh = true
+    case "--keyint": s.keyint = max(1, Int(try a.number(arg)))
+    default: return false
+    }
+    return true
+}
+
+func runSend(_ argv: [String]) throws -> Int32 {
+    var a = Arguments(args: argv)
+    var settings = VideoEncoder.Settings()
+    var positional: [String] = []
+    var duration: Double?
+    var loop = false, stamp = false
+    var mtu = 1400
+    var fileFPS: Double?
+    while let arg = a.next() {
+        if arg == "--fps" {
+            let f = try a.number(arg)
+            guard f >= 1 && f <= 240 else { throw CLIError.usage("--fps: 1 to 240") }
+            settings.fps = Int(f); fileFPS = f
+            continue
+        }
+        if try parsePatternOption(arg, &a, &settings) { continue }
+        switch arg {
+        case "--duration": duration = try a.number(arg)
+        case "--loop": loop = true
+        case "--stamp": stamp = true
+        case "--mtu": mtu = Int(try a.number(arg))
+        case "-h", "--help": print(sendUsage); return 0
+        default:
+            if arg.hasPrefix("--") { throw CLIError.usage("unknown option \(arg)\n\(sendUsage)") }
+            positional.append(arg)
+        }
+    }
+    guard positional.count == 2 else { throw CLIError.usage("send needs SOURCE and DEST\n\(sendUsage)") }
+    let dest: SourceURL
+    do { dest = try SourceURL(parsing: positional[1]) } catch { Log.error("\(positional[1]): \(error)"); return 1 }
+    let sender: StreamSender
+    do { sender = try StreamSender(destination: dest, mtu: mtu) } catch { Log.error("\(error)"); return 1 }
+    let input: LiveSender.Input = positional[0] == "pattern"
+        ? .pattern(settings) : .file(path: positional[0], fps: fileFPS, loop: loop)
+    let live = LiveSender(input: input, sender: sender)
+    live.stamp = stamp
+    live.durationSeconds = duration
+    signal(SIGINT, SIG_IGN)
+    let sig = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    sig.setEventHandler { live.stop.set() }
+    sig.resume()
+    if case .pattern(let s) = input {
+        Log.info("sending \(s.codec.displayName) \(s.width)x\(s.height)@\(s.fps) \(s.bitrate / 1000) kbit/s test pattern to \(dest)")
+    } else {
+        Log.info("sending \(positional[0]) to \(dest)")
+    }
+    do { try live.run() } catch { Log.error("\(error)"); return 1 }
+    Log.info("sent \(live.accessUnitsSent) access units, \(sender.datagramsSent) datagrams, \(sender.bytesSent) bytes")
+    return 0
+}

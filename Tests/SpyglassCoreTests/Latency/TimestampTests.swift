@@ -1,0 +1,104 @@
+import XCTest
+import CFFmpeg
+@testable import SpyglassCore
+
+/// The ST 0604 SEI and the pixel time code, written and read back.
+final class TimestampTests: XCTestCase {
+    func testSEIRoundTripIncludingValuesThatNeedEmulationPrevention() {
+        let values: [UInt64] = [0, 1, 0x0000_0300_0000_0001, 0x0000_0000_0001_0000, 1_764_000_000_123_456, UInt64.max]
+        for codec in VideoCodec.allCases {
+            for v in values {
+                let nal = PrecisionTimestampSEI.nalUnit(micros: v, codec: codec)
+                for i in 0..<(nal.count - 2) {
+                    XCTAssertFalse(nal[i] == 0 && nal[i + 1] == 0 && nal[i + 2] <= 3, "start code emulation in \(nal)")
+                }
+                XCTAssertEqual(PrecisionTimestampSEI.read(seiNALUnit: nal, codec: codec), v, "\(codec) \(v)")
+                // Through the Annex B scanner, as a receiver sees it.
+                var s = AnnexBScanner()
+                var units: [[UInt8]] = []
+                s.push([0, 0, 0, 1] + nal + [0, 0, 1, 0x09, 0xF0], arrivalMicros: 0) { units.append($0.bytes) }
+                XCTAssertEqual(units.first, nal)
+            }
+        }
+    }
+
+    func testSEIPayloadHasTheST0604Layout() {
+        let p = PrecisionTimestampSEI.payload(micros: 0x0102_0304_0506_0708, codec: .h264)
+        XCTAssertEqual(p.count, 28)
+        XCTAssertEqual(Array(p[0..<16]), Array("MISPmicrosectime".utf8))
+        XCTAssertEqual(Array(p[17...]), [1, 2, 0xFF, 3, 4, 0xFF, 5, 6, 0xFF, 7, 8])
+    }
+
+    func testSEIAmongOtherMessagesAndMalformedSEI() {
+        // An SEI NAL with a recovery point message (type 6) first, then our time stamp.
+        let payload = PrecisionTimestampSEI.payload(micros: 42, codec: .h264)
+        let rbsp: [UInt8] = [6, 1, 0x84] + [5, 28] + payload + [0x80]
+        XCTAssertEqual(PrecisionTimestampSEI.read(seiNALUnit: [0x06] + RBSP.escape(rbsp), codec: .h264), 42)
+        // Claimed size past the end: no value, no crash.
+        XCTAssertNil(PrecisionTimestampSEI.read(seiNALUnit: [0x06, 5, 200, 1, 2, 3], codec: .h264))
+        XCTAssertNil(PrecisionTimestampSEI.read(seiNALUnit: [0x06, 0xFF, 0xFF, 0xFF], codec: .h264))
+    }
+
+    func testTimeCodeRejectsAHalfUpdatedCode() {
+        let old: UInt64 = 1_764_000_000_000_000
+        XCTAssertEqual(TimeCode.value(from: TimeCode.bits(for: old)), old)
+        // Every tear point between an old and a new code reads as nil, the old or the new value:
+        // never as a third value.
+        for new in [old + 33_333, old + (1 << 40) + 33_333] {
+            let a = TimeCode.bits(for: old), b = TimeCode.bits(for: new)
+            var rejected = 0
+            for cut in 1..<a.count {
+                let torn = Array(a[0..<cut] + b[cut...])
+                let v = TimeCode.value(from: torn)
+                XCTAssertTrue(v == nil || v == old || v == new, "cut \(cut) read \(String(describing: v))")
+                if v == nil { rejected += 1 }
+            }
+            XCTAssertGreaterThan(rejected, 0)
+        }
+        // Top row old and bottom row new, where both rows changed: rejected.
+        let a = TimeCode.bits(for: old), b = TimeCode.bits(for: old + (1 << 40) + 33_333)
+        XCTAssertNil(TimeCode.value(from: Array(a[0..<44] + b[44...])))
+    }
+
+    /// Encode the pattern at a low bitrate, decode it, read the code from the decoded luma.
+    func testTimeCodeSurvivesLowBitrateCompression() throws {
+        for codec in VideoCodec.allCases {
+            var settings = VideoEncoder.Settings()
+            settings.codec = codec
+            settings.width = 640; settings.height = 360
+            settings.bitrate = 150_000
+            let encoder = try VideoEncoder(settings: settings)
+            let decoder = try VideoDecoder(codec: codec)
+            let pattern = TestPattern(width: 640, height: 360)
+            var sent: [UInt64] = []
+            var read: [UInt64?] = []
+            for i in 0..<40 {
+                let t = 1_764_000_000_000_000 + UInt64(i) * 33_333
+                sent.append(t)
+                encoder.prepareFrame()
+                let f = encoder.frame
+                pattern.draw(index: i, captureMicros: t, y: f.pointee.data.0!, yStride: Int(f.pointee.linesize.0),
+                             u: f.pointee.data.1!, uStride: Int(f.pointee.linesize.1),
+                             v: f.pointee.data.2!, vStride: Int(f.pointee.linesize.2))
+                for packet in try encoder.encode(pts: Int64(i)) {
+                    var scanner = AnnexBScanner()
+                    var asm = AccessUnitAssembler(codec: codec)
+                    var aus: [AccessUnit] = []
+                    scanner.push(packet, arrivalMicros: 0) { if let au = asm.push($0) { aus.append(au) } }
+                    scanner.flush(atMicros: 0, reason: .endOfStream) { if let au = asm.push($0) { aus.append(au) } }
+                    if let au = asm.flush(atMicros: 0, reason: .endOfStream) { aus.append(au) }
+                    for var au in aus {
+                        au.index = i
+                        decoder.decode(au) { frame in
+                            let y = frame.frame.pointee.data.0!
+                            let stride = Int(frame.frame.pointee.linesize.0)
+                            read.append(TimeCode.read(x: 0, y: 0, width: frame.width) { Int(y[$1 * stride + $0]) })
+                        }
+                    }
+                }
+            }
+            XCTAssertEqual(read.count, sent.count, "\(codec): one picture per frame, none held back")
+            XCTAssertEqual(read.compactMap { $0 }, Array(sent.prefix(read.count)), "\(codec): every code read back exactly")
+        }
+    }
+}

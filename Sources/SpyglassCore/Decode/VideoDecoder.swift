@@ -37,6 +37,10 @@ public final class VideoDecoder {
     private var context: UnsafeMutablePointer<AVCodecContext>?
     private let packet: UnsafeMutablePointer<AVPacket>
     private let threads: Int
+    /// H.264 only: each NAL unit is its own packet (`AV_CODEC_FLAG2_CHUNKS`), so a picture comes
+    /// out right after its last slice and earlier slices decode while later ones arrive.
+    public let perNAL: Bool
+    private var errorResilience = false
     private var pending: [Int: (FrameTiming, Bool)] = [:]   // AU index → timing, damaged
     private var outputIndex = 0
     /// Parameter sets to put before the next access unit after (re)opening, so that an IDR
@@ -54,9 +58,10 @@ public final class VideoDecoder {
     ///   - codec: H.264 or H.265.
     ///   - threads: slice threads (1 = single thread). Frame threading is never used.
     /// - Throws: ``DecoderError``.
-    public init(codec: VideoCodec, threads: Int = 1) throws {
+    public init(codec: VideoCodec, threads: Int = 1, perNAL: Bool = false) throws {
         self.codec = codec
         self.threads = max(1, threads)
+        self.perNAL = perNAL && codec == .h264
         guard let p = av_packet_alloc() else { throw DecoderError.openFailed("out of memory") }
         packet = p
         try open()
@@ -76,7 +81,16 @@ public final class VideoDecoder {
         ctx.pointee.flags |= Int32(AV_CODEC_FLAG_LOW_DELAY)
         ctx.pointee.thread_count = Int32(threads)
         ctx.pointee.thread_type = FF_THREAD_SLICE
-        let rc = avcodec_open2(ctx, dec, nil)
+        var opts: OpaquePointer?
+        if perNAL {
+            ctx.pointee.flags2 |= Int32(AV_CODEC_FLAG2_CHUNKS)
+            // Error resilience would conceal the rest of the picture after every partial packet
+            // (about 10x slower); it is switched on only once a loss is seen (noteDamage()).
+            av_dict_set(&opts, "enable_er", "0", 0)
+        }
+        let rc = avcodec_open2(ctx, dec, &opts)
+        av_dict_free(&opts)
+        errorResilience = false
         guard rc >= 0 else {
             var c: UnsafeMutablePointer<AVCodecContext>? = ctx
             avcodec_free_context(&c)
@@ -134,6 +148,67 @@ public final class VideoDecoder {
         let rc = avcodec_send_packet(ctx, packet)
         if rc < 0 && rc != spy_averror_eagain() { counters.decodeErrors += 1 }
         receive(ctx, emit: emit)
+    }
+
+    /// Decodes one NAL unit of the access unit `accessUnitIndex` (per-NAL mode).
+    /// - Parameters:
+    ///   - unit: the NAL unit, as from the scanner.
+    ///   - accessUnitIndex: index of the access unit it belongs to (becomes the frame's pts).
+    ///   - emit: called for each frame that comes out now.
+    ///   - captureWallMicros: an ST 0604 capture stamp this unit (an SEI) carried.
+    public func decode(unit: NALUnit, accessUnitIndex: Int, isParameterSet: Bool, captureWallMicros: UInt64? = nil,
+                       emit: (DecodedFrame) -> Void) {
+        guard let ctx = context, !unit.bytes.isEmpty else { return }
+        if primeWith != nil && !isParameterSet {
+            let sets = primeWith!
+            primeWith = nil
+            for p in sets { send(ctx, p, pts: Int64(accessUnitIndex), key: false) }
+        } else if isParameterSet {
+            primeWith = nil
+        }
+        let now = MonotonicClock.nowMicros()
+        var entry = pending[accessUnitIndex] ?? (FrameTiming(), false)
+        if entry.0.firstByteMicros == 0 { entry.0.firstByteMicros = unit.firstByteMicros }
+        // Earlier units decode while later ones arrive (off the critical path); the stage that
+        // counts is from the last unit handed over to the picture coming out.
+        entry.0.decodeStartMicros = now
+        entry.0.lastByteMicros = unit.lastByteMicros
+        entry.0.completeMicros = unit.lastByteMicros
+        entry.0.completion = "nal"
+        if let captureWallMicros { entry.0.captureWallMicros = captureWallMicros }
+        if unit.damaged { entry.1 = true; noteDamage() }
+        pending[accessUnitIndex] = entry
+        trimPending()
+        send(ctx, unit.bytes, pts: Int64(accessUnitIndex), key: false)
+        receive(ctx, emit: emit)
+    }
+
+    /// Turns libavcodec's error concealment on after a loss (per-NAL mode keeps it off while clean).
+    public func noteDamage() {
+        guard perNAL, !errorResilience, let ctx = context else { return }
+        av_opt_set(ctx.pointee.priv_data, "enable_er", "1", 0)
+        errorResilience = true
+    }
+
+    private func send(_ ctx: UnsafeMutablePointer<AVCodecContext>, _ bytes: [UInt8], pts: Int64, key: Bool) {
+        av_packet_unref(packet)
+        guard av_new_packet(packet, Int32(bytes.count + 4)) == 0 else { counters.decodeErrors += 1; return }
+        let start: [UInt8] = [0, 0, 0, 1]
+        start.withUnsafeBytes { packet.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: 4) }
+        bytes.withUnsafeBytes { src in
+            (packet.pointee.data + 4).update(from: src.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count)
+        }
+        packet.pointee.pts = pts
+        packet.pointee.dts = pts
+        if key { packet.pointee.flags |= AV_PKT_FLAG_KEY }
+        let rc = avcodec_send_packet(ctx, packet)
+        if rc < 0 && rc != spy_averror_eagain() { counters.decodeErrors += 1 }
+    }
+
+    private func trimPending() {
+        if pending.count > 64 {
+            for k in pending.keys.sorted().prefix(pending.count - 64) { pending[k] = nil }
+        }
     }
 
     /// Drains frames held for reordering at the end of the stream.

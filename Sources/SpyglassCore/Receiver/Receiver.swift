@@ -18,6 +18,7 @@ public final class Receiver: @unchecked Sendable {
     private var assembler: AccessUnitAssembler?
     private var decoder: VideoDecoder?
     private var pacer: Pacer?
+    private var perNAL = false
     private var damagedAUs = 0
     private var lastChangeCount = 0
     private var decodeMicros: [UInt64] = []
@@ -139,8 +140,14 @@ public final class Receiver: @unchecked Sendable {
         Log.info("codec: \(codec.displayName)\(detected ? " (detected from NAL headers)" : "")")
         assembler = AccessUnitAssembler(codec: codec, maxAccessUnitBytes: options.maxAccessUnitBytes,
                                         maxPictureWidth: options.maxPictureWidth, maxPictureHeight: options.maxPictureHeight)
+        let paced = !source.isLive && !options.untimed
+        switch options.decodeMode {
+        case .auto: perNAL = codec == .h264 && source.isLive
+        case .accessUnit: perNAL = false
+        case .nal: perNAL = codec == .h264 && !paced
+        }
         do {
-            decoder = try VideoDecoder(codec: codec, threads: options.decoderThreads)
+            decoder = try VideoDecoder(codec: codec, threads: options.decoderThreads, perNAL: perNAL)
         } catch {
             Log.error("\(error)")
             stop.set()
@@ -154,6 +161,13 @@ public final class Receiver: @unchecked Sendable {
         assembler = asm
         reportParameterSetChanges(asm.parameterSets)
         if let au { handle(au: au, sink: sink) }
+        if perNAL, let decoder, !reachedFrameLimit, let header = NALUnitHeader(codec: asm.codec, bytes: unit.bytes) {
+            // The unit belongs to the access unit in progress, whose index is the next one out.
+            var capture: UInt64?
+            if header.kind == .sei { capture = PrecisionTimestampSEI.read(seiNALUnit: unit.bytes, codec: asm.codec) }
+            decoder.decode(unit: unit, accessUnitIndex: asm.counters.accessUnits, isParameterSet: header.isParameterSet,
+                           captureWallMicros: capture) { deliver($0, sink: sink) }
+        }
     }
 
     private func reportParameterSetChanges(_ store: ParameterSetStore) {
@@ -166,6 +180,11 @@ public final class Receiver: @unchecked Sendable {
     private func handle(au: AccessUnit, sink: (DecodedFrame) -> Void) {
         guard let decoder, !reachedFrameLimit else { return }
         if au.damaged { damagedAUs += 1 }
+        if perNAL {
+            // Its units were decoded as they came; the frame may already be out.
+            if au.damaged { decoder.noteDamage() }
+            return
+        }
         if !source.isLive && !options.untimed {
             if pacer == nil {
                 var fps = options.fps ?? assembler?.parameterSets.latestFormat?.frameRate

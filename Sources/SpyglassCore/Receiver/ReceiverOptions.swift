@@ -13,6 +13,17 @@ public struct ReceiverOptions: Sendable {
     /// A live input idle this long after data ends the pending NAL unit and access unit, µs.
     /// 0 disables (then an access unit ends only when the next one starts).
     public var idleFlushMicros = 1_000
+    /// How access units reach libavcodec.
+    public enum DecodeMode: String, Sendable {
+        /// Per NAL unit for H.264 from live sources, whole access units otherwise.
+        case auto
+        /// Whole access units (one packet each).
+        case accessUnit = "au"
+        /// H.264: each NAL unit as it completes (`AV_CODEC_FLAG2_CHUNKS`); H.265 falls back to
+        /// whole access units (libavcodec's HEVC decoder needs them). Not with paced playback.
+        case nal
+    }
+    public var decodeMode: DecodeMode = .auto
     /// Slice threads for the decoder (1 = single thread).
     public var decoderThreads = 1
     /// Cap on one access unit, bytes.

@@ -35,3 +35,47 @@ final class ReorderDelayTests: XCTestCase {
         XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(Fixtures.capture(name)))
     }
 }
+
+/// Per-NAL decoding (H.264, `AV_CODEC_FLAG2_CHUNKS`) gives the same pictures as whole-AU decoding.
+final class PerNALDecodeTests: XCTestCase {
+    func testPerNALEqualsWholeAccessUnitOnEveryCapture() throws {
+        let dir = Fixtures.root.appendingPathComponent("captures")
+        var files: [String] = []
+        for sub in ["", "test", "cases"] {
+            let d = sub.isEmpty ? dir : dir.appendingPathComponent(sub)
+            for f in try FileManager.default.contentsOfDirectory(atPath: d.path) where f.hasSuffix(".h264") || f.hasSuffix(".h265") {
+                files.append(d.appendingPathComponent(f).path)
+            }
+        }
+        XCTAssertGreaterThan(files.count, 15)
+        for path in files.sorted() {
+            let whole = try Harness.decodeFile(path) { $0.decodeMode = .accessUnit }
+            let perNAL = try Harness.decodeFile(path) { $0.decodeMode = .nal }
+            XCTAssertGreaterThan(whole.hashes.count, 0, path)
+            XCTAssertEqual(perNAL.hashes, whole.hashes, path)
+            XCTAssertEqual(perNAL.summary.decodeErrors, 0, path)
+        }
+    }
+
+    func testPerNALFrameLeavesWithItsLastSlice() throws {
+        // 4 slices per picture: frame N is out before the first unit of AU N+1 is decoded.
+        let path = Fixtures.capture("test/h264-high-4slices.h264")
+        let decoder = try VideoDecoder(codec: .h264, perNAL: true)
+        var scanner = AnnexBScanner()
+        var units: [NALUnit] = []
+        scanner.push(try Fixtures.bytes(path), arrivalMicros: 0) { units.append($0) }
+        scanner.flush(atMicros: 0, reason: .endOfStream) { units.append($0) }
+        var asm = AccessUnitAssembler(codec: .h264)
+        var framesOut = 0
+        var lateFrames = 0
+        for u in units {
+            let before = asm.counters.accessUnits
+            _ = asm.push(u)
+            if asm.counters.accessUnits > before && framesOut < asm.counters.accessUnits { lateFrames += 1 }
+            let h = NALUnitHeader(codec: .h264, bytes: u.bytes)!
+            decoder.decode(unit: u, accessUnitIndex: asm.counters.accessUnits, isParameterSet: h.isParameterSet) { _ in framesOut += 1 }
+        }
+        XCTAssertEqual(lateFrames, 0)
+        XCTAssertEqual(framesOut, try Fixtures.ffmpegFrameMD5(path).count)
+    }
+}

@@ -14,7 +14,7 @@ a plot (tools/plot-latency).
   --codec h264|h265      (default h264)       --size WxH   (default 1280x720)
   --fps N                (default 30)         --bitrate N  (default 4M)
   --slices N             (default 1)          --duration S (default 10)
-  --transport udp|tcp    (default udp)        --display sdl|none (default sdl when a display exists)
+  --transport udp|rtp|tcp (default udp: raw Annex B)        --display sdl|none (default sdl when a display exists)
   --target-ms N          glass-to-glass target (default 100)
   --latency-log FILE     (default out/bench-latency.csv)
   --plot FILE.png        (default next to the CSV; --plot none to skip)
@@ -37,7 +37,7 @@ func runBench(_ argv: [String]) throws -> Int32 {
         case "--duration": duration = max(0.5, try a.number(arg))
         case "--transport":
             transport = try a.value(arg)
-            guard ["udp", "tcp"].contains(transport) else { throw CLIError.usage("--transport: udp or tcp") }
+            guard ["udp", "tcp", "rtp"].contains(transport) else { throw CLIError.usage("--transport: udp, rtp or tcp") }
         case "--display":
             let v = try a.value(arg)
             guard let d = PlayOptions.DisplayKind(rawValue: v) else { throw CLIError.usage("--display: sdl or none") }
@@ -64,7 +64,7 @@ func runBench(_ argv: [String]) throws -> Int32 {
     // Receiver first (kernel-chosen port), then the sender aimed at it.
     let source: ByteSource
     let dest: SourceURL
-    if transport == "udp" {
+    if transport != "tcp" {
         let udp = try UDPSource(host: "127.0.0.1", port: 0)
         source = udp
         dest = .udp(host: "127.0.0.1", port: udp.boundPort)
@@ -78,13 +78,14 @@ func runBench(_ argv: [String]) throws -> Int32 {
     fputs("spyglass bench: \(describe), \(String(format: "%.0f", duration)) s\n", stderr)
 
     let senderDone = StopFlag()
-    let (patternSettings, sendSeconds) = (settings, duration)
+    let (patternSettings, sendSeconds, useRTP) = (settings, duration, transport == "rtp")
     let sendThread = Thread {
         defer { senderDone.set() }
         do {
             let sender = try StreamSender(destination: dest)
             let live = LiveSender(input: .pattern(patternSettings), sender: sender)
             live.durationSeconds = sendSeconds
+            live.rtp = useRTP
             try live.run()
             usleep(300_000)   // let the last frame through
         } catch {

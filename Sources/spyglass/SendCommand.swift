@@ -20,6 +20,8 @@ precision time stamp SEI with its capture instant; a file keeps its own SEI (--s
   --loop                repeat a file
   --stamp               add our time stamp SEI to a file's access units
   --mtu N               largest UDP datagram payload (default 1400)
+  --rtp                 RTP packetization (RFC 6184 mode 1 / RFC 7798: single NAL unit and FU packets,
+                        marker bit on the last packet of each access unit, payload type 96)
 """
 
 /// Parses "4M", "800k", "2000000".
@@ -71,7 +73,7 @@ func runSend(_ argv: [String]) throws -> Int32 {
     var settings = VideoEncoder.Settings()
     var positional: [String] = []
     var duration: Double?
-    var loop = false, stamp = false
+    var loop = false, stamp = false, rtp = false
     var mtu = 1400
     var fileFPS: Double?
     while let arg = a.next() {
@@ -86,6 +88,7 @@ func runSend(_ argv: [String]) throws -> Int32 {
         case "--duration": duration = try a.number(arg)
         case "--loop": loop = true
         case "--stamp": stamp = true
+        case "--rtp": rtp = true
         case "--mtu": mtu = Int(try a.number(arg))
         case "-h", "--help": print(sendUsage); return 0
         default:
@@ -102,6 +105,8 @@ func runSend(_ argv: [String]) throws -> Int32 {
         ? .pattern(settings) : .file(path: positional[0], fps: fileFPS, loop: loop)
     let live = LiveSender(input: input, sender: sender)
     live.stamp = stamp
+    live.rtp = rtp
+    if rtp && !sender.isDatagram { Log.error("--rtp needs a udp:// destination"); return 1 }
     live.durationSeconds = duration
     signal(SIGINT, SIG_IGN)
     let sig = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())

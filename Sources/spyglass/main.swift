@@ -15,6 +15,11 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | 
   --timeout S              stop after S seconds with no data
   --fps N                  frame rate for files/stdin (default: VUI timing, else 30)
   --untimed                play files/stdin as fast as possible
+  --rtp | --raw            force RTP (RFC 6184/7798) or raw Annex B on UDP (default: auto-detect)
+  --sdp FILE               RTP payload type, codec and sprop parameter sets from an SDP
+  --reorder-ms MS          RTP jitter buffer: wait up to MS for a missing packet (default 0: no wait)
+  --join-timeout-ms MS     wait this long for an IDR/recovery point after a join (default 2000)
+  --decode auto|au|nal     per-NAL H.264 decoding for live input (auto), or whole access units
   --idle-flush-ms MS       live input idle this long ends the frame (default 1, 0 = off)
   --threads N              decoder slice threads (default 1; never frame threads)
   --framemd5 FILE          one line per decoded frame, as `ffmpeg -f framemd5`
@@ -74,6 +79,19 @@ func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
             guard f > 0 && f <= 1000 else { throw CLIError.usage("--fps: must be in (0, 1000]") }
             o.receiver.fps = f
         case "--untimed": o.receiver.untimed = true
+        case "--rtp": o.receiver.transport = .rtp
+        case "--raw": o.receiver.transport = .raw
+        case "--reorder-ms": o.receiver.reorderWindowMicros = Int(try a.number(arg) * 1000)
+        case "--join-timeout-ms": o.receiver.joinTimeoutMicros = Int(try a.number(arg) * 1000)
+        case "--decode": 
+            let v = try a.value(arg)
+            guard let m = ReceiverOptions.DecodeMode(rawValue: v) else { throw CLIError.usage("--decode: auto, au or nal") }
+            o.receiver.decodeMode = m
+        case "--sdp":
+            let path = try a.value(arg)
+            do { o.receiver.sdp = try SessionDescription(path: path) } catch {
+                FileHandle.standardError.write(Data("spyglass: error: \(error)\n".utf8)); exit(1)
+            }
         case "--idle-flush-ms": o.receiver.idleFlushMicros = Int(try a.number(arg) * 1000)
         case "--threads": o.receiver.decoderThreads = max(1, Int(try a.number(arg)))
         case "--framemd5": o.framemd5Path = try a.value(arg)

@@ -7,6 +7,8 @@ public struct AccessUnit: Sendable {
         case nextAccessUnit = "next-au"
         /// The input went idle after a VCL unit (no data for the idle-flush time).
         case idleGap = "idle"
+        /// The RTP marker bit (RFC 6184 §5.1, RFC 7798 §4.1): exact, no wait.
+        case markerBit = "marker"
         /// An end-of-sequence or end-of-bitstream unit.
         case endOfSequence = "end-of-seq"
         /// The input ended.

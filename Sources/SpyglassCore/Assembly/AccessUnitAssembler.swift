@@ -108,6 +108,12 @@ public struct AccessUnitAssembler {
         return nil
     }
 
+    /// Marks the access unit in progress as damaged (packets were lost inside it).
+    public mutating func markDamaged() { damaged = true }
+
+    /// Index the access unit in progress will get when it completes.
+    public var nextIndex: Int { counters.accessUnits }
+
     /// Drops what is in progress and forgets slice state (after a loss or a sender restart).
     /// Parameter sets are kept.
     public mutating func discardPending() {

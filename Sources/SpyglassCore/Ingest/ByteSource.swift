@@ -54,6 +54,12 @@ public protocol ByteSource: AnyObject {
     func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent
     /// Releases the descriptor. Safe to call twice.
     func close()
+    /// True when each read is one datagram (UDP): RTP can be detected and depacketized.
+    var deliversDatagrams: Bool { get }
+}
+
+extension ByteSource {
+    public var deliversDatagrams: Bool { false }
 }
 
 /// Waits for a descriptor to become readable, with µs precision (`ppoll`).

@@ -11,6 +11,7 @@ import Glibc
 public final class UDPSource: ByteSource {
     public let label: String
     public let isLive = true
+    public var deliversDatagrams: Bool { true }
     public private(set) var counters = SourceCounters()
     /// Receive buffer the kernel granted, bytes (as `getsockopt(SO_RCVBUF)` reports it).
     public let grantedReceiveBufferBytes: Int

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The receive path on one thread: source → Annex B scanner → codec detection →
-/// access-unit assembler → (pacer, for files) → libavcodec → frame sink.
+/// The receive path on one thread: source → depacketizer (Annex B scanner, or RTP) → codec
+/// detection → access-unit assembler → (pacer, for files) → libavcodec → frame sink.
 ///
 /// ``run(sink:)`` blocks until the input ends, the frame limit or the no-data timeout is
 /// reached, or ``stop`` is set. The sink is called on the same thread for every decoded frame,
@@ -12,14 +12,19 @@ public final class Receiver: @unchecked Sendable {
     /// Set from any thread to end ``run(sink:)`` soon (within one idle-poll period).
     public let stop = StopFlag()
 
+    private enum Ingest { case undecided, raw, rtp }
+    private var ingest: Ingest = .undecided
     private var scanner: AnnexBScanner
+    private var rtp: RTPReceiver?
     private var detector = CodecDetector()
     private var heldUnits: [NALUnit] = []
     private var assembler: AccessUnitAssembler?
     private var decoder: VideoDecoder?
+    private var gate = RandomAccessGate()
     private var pacer: Pacer?
     private var perNAL = false
     private var damagedAUs = 0
+    private var resets = 0
     private var lastChangeCount = 0
     private var decodeMicros: [UInt64] = []
     private var started = MonotonicClock.nowMicros()
@@ -33,13 +38,11 @@ public final class Receiver: @unchecked Sendable {
         self.source = source
         self.options = options
         self.scanner = AnnexBScanner(maxUnitBytes: options.maxAccessUnitBytes)
+        self.gate = RandomAccessGate(timeoutMicros: UInt64(max(0, options.joinTimeoutMicros)))
     }
 
     /// Counters so far (safe from any thread).
     public var summary: ReceiverSummary { summaryLock.lock(); defer { summaryLock.unlock() }; return _summary }
-
-    /// The stream format from the latest SPS, once known.
-    public var format: StreamFormat? { assembler?.parameterSets.latestFormat }
 
     /// Runs until the end. Throws ``SourceError`` on a read error the source cannot continue from.
     /// - Parameter sink: takes each decoded frame (decode thread).
@@ -60,18 +63,26 @@ public final class Receiver: @unchecked Sendable {
             case .data(let count, let arrival, let truncated):
                 lastDataMicros = arrival
                 flushedSinceData = false
-                buffer.withUnsafeBytes { raw in
-                    scanner.push(UnsafeRawBufferPointer(rebasing: raw[0..<count]), arrivalMicros: arrival) { unit in
-                        handle(unit: unit, sink: sink)
+                if ingest == .undecided { decideIngest(Array(buffer[0..<min(count, 64)])) }
+                if ingest == .rtp {
+                    let datagram = Array(buffer[0..<count])
+                    if truncated { assembler?.markDamaged() }
+                    rtp?.push(datagram, arrivalMicros: arrival) { handle(rtpEvent: $0, sink: sink) }
+                } else {
+                    buffer.withUnsafeBytes { raw in
+                        scanner.push(UnsafeRawBufferPointer(rebasing: raw[0..<count]), arrivalMicros: arrival) { unit in
+                            handle(unit: unit, sink: sink)
+                        }
                     }
+                    if truncated { scanner.markDamaged() }
                 }
-                if truncated { scanner.markDamaged() }
             case .emptyDatagram:
                 continue
             case .timeout:
                 let now = MonotonicClock.nowMicros()
+                rtp?.tick(nowMicros: now) { handle(rtpEvent: $0, sink: sink) }
                 if !flushedSinceData && idle > 0 && now >= lastDataMicros + UInt64(idle) {
-                    scanner.flush(atMicros: now, reason: .idle) { handle(unit: $0, sink: sink) }
+                    if ingest != .rtp { scanner.flush(atMicros: now, reason: .idle) { handle(unit: $0, sink: sink) } }
                     if let au = assembler?.flush(atMicros: now, reason: .idleGap) { handle(au: au, sink: sink) }
                     flushedSinceData = true
                 }
@@ -107,11 +118,50 @@ public final class Receiver: @unchecked Sendable {
         return fstat(0, &st) == 0 && ((st.st_mode & S_IFMT) == S_IFIFO || (st.st_mode & S_IFMT) == S_IFSOCK)
     }
 
+    // MARK: - ingest
+
+    private func decideIngest(_ head: [UInt8]) {
+        let looksRTP = RTPPacket.looksLikeRTP(head[...])
+        switch (source.deliversDatagrams, options.transport) {
+        case (true, .rtp), (true, .auto) where looksRTP || options.transport == .rtp:
+            ingest = .rtp
+            let codec = options.codec ?? options.sdp?.codec
+            rtp = RTPReceiver(codec: codec, payloadType: options.sdp?.payloadType,
+                              reorderWindowMicros: UInt64(max(0, options.reorderWindowMicros)))
+            Log.info("RTP\(options.transport == .auto ? " (detected: version 2, dynamic payload type)" : "")")
+        default:
+            ingest = .raw
+        }
+    }
+
+    private func handle(rtpEvent: RTPReceiver.Event, sink: (DecodedFrame) -> Void) {
+        switch rtpEvent {
+        case .unit(let u):
+            handle(unit: u, sink: sink)
+        case .endOfAccessUnit(let at):
+            if let au = assembler?.flush(atMicros: at, reason: .markerBit) { handle(au: au, sink: sink) }
+        case .loss:
+            assembler?.markDamaged()
+            decoder?.noteDamage()
+        case .restart(let reason):
+            restart(reason)
+        }
+    }
+
+    /// A new sender on the same input: start over, keeping parameter sets for the decoder.
+    private func restart(_ reason: String) {
+        resets += 1
+        Log.info("\(reason): resetting the decoder")
+        assembler?.discardPending()
+        try? decoder?.reset(parameterSets: assembler?.parameterSets.allUnits ?? [])
+        gate.restart(atMicros: MonotonicClock.nowMicros())
+    }
+
     // MARK: - stages
 
     private func handle(unit: NALUnit, sink: (DecodedFrame) -> Void) {
         if assembler == nil {
-            let codec = options.codec ?? detector.observe(unit.bytes)
+            let codec = options.codec ?? rtp?.codec ?? options.sdp?.codec ?? detector.observe(unit.bytes)
             guard let codec else {
                 heldUnits.append(unit)
                 if heldUnits.count > 256 { heldUnits.removeFirst(heldUnits.count - 256) }
@@ -138,8 +188,11 @@ public final class Receiver: @unchecked Sendable {
 
     private func start(codec: VideoCodec, detected: Bool) {
         Log.info("codec: \(codec.displayName)\(detected ? " (detected from NAL headers)" : "")")
-        assembler = AccessUnitAssembler(codec: codec, maxAccessUnitBytes: options.maxAccessUnitBytes,
-                                        maxPictureWidth: options.maxPictureWidth, maxPictureHeight: options.maxPictureHeight)
+        var asm = AccessUnitAssembler(codec: codec, maxAccessUnitBytes: options.maxAccessUnitBytes,
+                                      maxPictureWidth: options.maxPictureWidth, maxPictureHeight: options.maxPictureHeight)
+        // Parameter sets from an SDP come first, as if in-band.
+        for ps in options.sdp?.parameterSets ?? [] { _ = asm.push(NALUnit(bytes: ps)) }
+        assembler = asm
         let paced = !source.isLive && !options.untimed
         switch options.decodeMode {
         case .auto: perNAL = codec == .h264 && source.isLive
@@ -148,10 +201,12 @@ public final class Receiver: @unchecked Sendable {
         }
         do {
             decoder = try VideoDecoder(codec: codec, threads: options.decoderThreads, perNAL: perNAL)
+            if let sets = options.sdp?.parameterSets, !sets.isEmpty { decoder?.prime(with: sets) }
         } catch {
             Log.error("\(error)")
             stop.set()
         }
+        gate.restart(atMicros: MonotonicClock.nowMicros())
         summaryLock.lock(); _summary.codec = codec.displayName; summaryLock.unlock()
     }
 
@@ -161,17 +216,17 @@ public final class Receiver: @unchecked Sendable {
         assembler = asm
         reportParameterSetChanges(asm.parameterSets)
         if let au { handle(au: au, sink: sink) }
-        if perNAL, let decoder, !reachedFrameLimit, let header = NALUnitHeader(codec: asm.codec, bytes: unit.bytes) {
-            // The unit belongs to the access unit in progress, whose index is the next one out.
-            var capture: UInt64?
-            if header.kind == .sei { capture = PrecisionTimestampSEI.read(seiNALUnit: unit.bytes, codec: asm.codec) }
-            decoder.decode(unit: unit, accessUnitIndex: asm.counters.accessUnits, isParameterSet: header.isParameterSet,
-                           captureWallMicros: capture) { deliver($0, sink: sink) }
-        }
+        guard perNAL, let decoder, !reachedFrameLimit, let header = NALUnitHeader(codec: asm.codec, bytes: unit.bytes) else { return }
+        // The unit belongs to the access unit in progress, whose index is the next one out.
+        guard gate.admit(unit: unit.bytes, header: header, nowMicros: MonotonicClock.nowMicros()) else { return }
+        var capture: UInt64?
+        if header.kind == .sei { capture = PrecisionTimestampSEI.read(seiNALUnit: unit.bytes, codec: asm.codec) }
+        decoder.decode(unit: unit, accessUnitIndex: asm.nextIndex, isParameterSet: header.isParameterSet,
+                       captureWallMicros: capture) { deliver($0, sink: sink) }
     }
 
     private func reportParameterSetChanges(_ store: ParameterSetStore) {
-        if store.changes.count != lastChangeCount || (store.changes.count == 32) {
+        if store.changes.count != lastChangeCount {
             for line in store.changes.suffix(max(0, store.changes.count - lastChangeCount)) { Log.info(line) }
             lastChangeCount = store.changes.count
         }
@@ -185,6 +240,7 @@ public final class Receiver: @unchecked Sendable {
             if au.damaged { decoder.noteDamage() }
             return
         }
+        guard gate.admit(accessUnit: au, nowMicros: MonotonicClock.nowMicros()) else { return }
         if !source.isLive && !options.untimed {
             if pacer == nil {
                 var fps = options.fps ?? assembler?.parameterSets.latestFormat?.frameRate
@@ -233,6 +289,19 @@ public final class Receiver: @unchecked Sendable {
             s.framesDecoded = d.counters.framesDecoded; s.decodeErrors = d.counters.decodeErrors
             s.concealedFrames = d.counters.concealedFrames
         }
+        if let r = rtp?.counters {
+            s.rtp = true
+            s.rtpPackets = r.packets
+            s.datagramsLost = r.sequence.lost
+            s.datagramsReordered = r.sequence.reordered
+            s.datagramsDuplicated = r.sequence.duplicates
+            s.notRTP = r.notRTP + r.otherPayloadType
+            s.damagedNALUnits = r.payload.damagedUnits
+            s.oversizeNALUnits += r.payload.oversizeUnits
+            s.malformedPayloads = r.payload.malformed + r.payload.unsupported
+        }
+        s.resets = resets
+        s.skippedBeforeRandomAccess = gate.skipped
         s.damagedAccessUnits = damagedAUs
         if final && !decodeMicros.isEmpty {
             let sorted = decodeMicros.sorted()

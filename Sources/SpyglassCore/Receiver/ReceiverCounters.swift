@@ -27,6 +27,23 @@ public struct ReceiverSummary: Codable, Sendable {
     public var decodeErrors = 0
     public var concealedFrames = 0
     public var parameterSetChanges: [String] = []
+    /// RTP: whether the input was RTP, and what the RTP layer counted.
+    public var rtp = false
+    public var rtpPackets = 0
+    /// RTP sequence gaps (packets lost), late/out-of-order packets, duplicates.
+    public var datagramsLost = 0
+    public var datagramsReordered = 0
+    public var datagramsDuplicated = 0
+    /// Datagrams that were not RTP, or another payload type, on an RTP input.
+    public var notRTP = 0
+    /// NAL units lost or cut by missing RTP fragments.
+    public var damagedNALUnits = 0
+    /// RTP payloads whose structure was malformed or unsupported.
+    public var malformedPayloads = 0
+    /// Sender restarts followed (new SSRC, sequence reset).
+    public var resets = 0
+    /// Units or access units skipped while waiting for a random access point after a join.
+    public var skippedBeforeRandomAccess = 0
     /// Median time from an access unit's last byte to decode end, ms (nil with no frames).
     public var decodeMillisP50: Double?
     public var durationSeconds = 0.0
@@ -42,6 +59,10 @@ public struct ReceiverSummary: Codable, Sendable {
         s += "; \(framesDecoded) frames decoded, \(framesDisplayed) displayed, \(framesDropped) dropped"
         s += "; \(decodeErrors) decode errors"
         var extra: [String] = []
+        if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated") }
+        if notRTP > 0 { extra.append("\(notRTP) not RTP") }
+        if resets > 0 { extra.append("\(resets) resets") }
+        if skippedBeforeRandomAccess > 0 { extra.append("\(skippedBeforeRandomAccess) skipped before a random access point") }
         if concealedFrames > 0 { extra.append("\(concealedFrames) concealed") }
         if damagedAccessUnits > 0 { extra.append("\(damagedAccessUnits) damaged AUs") }
         if junkBytes > 0 { extra.append("\(junkBytes) junk bytes") }

@@ -24,6 +24,21 @@ public struct ReceiverOptions: Sendable {
         case nal
     }
     public var decodeMode: DecodeMode = .auto
+    /// How UDP payloads are read.
+    public enum Transport: String, Sendable {
+        /// RTP when datagrams look like RTP (version 2, dynamic payload type), else raw Annex B.
+        case auto
+        case rtp
+        case raw
+    }
+    public var transport: Transport = .auto
+    /// RTP jitter buffer: longest wait for a missing packet, µs (0 = no wait, the default).
+    public var reorderWindowMicros = 0
+    /// RTP payload type and parameter sets from an SDP (`--sdp`).
+    public var sdp: SessionDescription?
+    /// After a start or a sender restart, wait this long for an IDR / IRAP / recovery point
+    /// before decoding whatever comes (never wait forever), µs.
+    public var joinTimeoutMicros = 2_000_000
     /// Slice threads for the decoder (1 = single thread).
     public var decoderThreads = 1
     /// Cap on one access unit, bytes.

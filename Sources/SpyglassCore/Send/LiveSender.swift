@@ -21,6 +21,9 @@ public final class LiveSender: @unchecked Sendable {
     public private(set) var accessUnitsSent = 0
     /// Mean encode time per pattern frame, ms.
     public private(set) var encodeMillisTotal = 0.0
+    /// Packetize as RTP (RFC 6184 / RFC 7798) instead of raw Annex B (UDP only).
+    public var rtp = false
+    private var packetizer: RTPPacketizer?
     /// Called after each access unit is sent: (index, capture wall µs).
     public var onSent: ((Int, UInt64) -> Void)?
 
@@ -60,7 +63,7 @@ public final class LiveSender: @unchecked Sendable {
             let packets = try encoder.encode(pts: Int64(index))
             encodeMillisTotal += Double(MonotonicClock.nowMicros() - t0) / 1000
             for p in packets {
-                sender.send(Self.stamped(p, codec: settings.codec, captureMicros: capture))
+                transmit(Self.stamped(p, codec: settings.codec, captureMicros: capture), codec: settings.codec, captureMicros: capture)
                 onSent?(accessUnitsSent, capture)
                 accessUnitsSent += 1
             }
@@ -96,12 +99,26 @@ public final class LiveSender: @unchecked Sendable {
                 let capture = MonotonicClock.wallMicros()
                 var out = au.annexB()
                 if stamp { out = Self.stamped(out, codec: codec, captureMicros: capture) }
-                sender.send(out)
+                transmit(out, codec: codec, captureMicros: capture)
                 onSent?(accessUnitsSent, capture)
                 accessUnitsSent += 1
                 k += 1
             }
         } while loop
+    }
+
+    private func transmit(_ annexB: [UInt8], codec: VideoCodec, captureMicros: UInt64) {
+        guard rtp && sender.isDatagram else { sender.send(annexB); return }
+        if packetizer == nil {
+            packetizer = RTPPacketizer(codec: codec, ssrc: UInt32.random(in: 1...UInt32.max),
+                                       firstSequenceNumber: UInt16.random(in: 0...UInt16.max), mtu: sender.mtu)
+        }
+        var scanner = AnnexBScanner()
+        var units: [[UInt8]] = []
+        scanner.push(annexB, arrivalMicros: 0) { units.append($0.bytes) }
+        scanner.flush(atMicros: 0, reason: .endOfStream) { units.append($0.bytes) }
+        let ts = UInt32(truncatingIfNeeded: captureMicros * 9 / 100)   // 90 kHz
+        sender.sendDatagrams(packetizer!.packetize(units, timestamp90kHz: ts))
     }
 
     /// Inserts an ST 0604 time stamp SEI before the first VCL unit of an Annex B access unit.

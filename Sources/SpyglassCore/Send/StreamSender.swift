@@ -83,6 +83,22 @@ public final class StreamSender {
         return true
     }
 
+    /// Sends each element as one datagram as is (RTP packets).
+    public func sendDatagrams(_ datagrams: [[UInt8]]) {
+        guard fd >= 0, isUDP else { return }
+        for d in datagrams {
+            let rc = d.withUnsafeBytes { raw in
+                address.withUnsafeBytes { a in
+                    sendto(fd, raw.baseAddress!, raw.count, 0, a.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(address.count))
+                }
+            }
+            if rc < 0 { sendErrors += 1 } else { datagramsSent += 1; bytesSent += d.count }
+        }
+    }
+
+    /// True for a UDP destination.
+    public var isDatagram: Bool { isUDP }
+
     /// Sends one access unit (Annex B bytes).
     public func send(_ bytes: [UInt8]) {
         guard fd >= 0 else { return }

@@ -1,0 +1,110 @@
+/// RTP over UDP to NAL units: the generic RTP part (``SequenceTracker``, ``ReorderBuffer``),
+/// then the codec's payload rules (``H264Depacketizer``, ``H265Depacketizer``).
+public struct RTPReceiver {
+    /// What came out of one datagram.
+    public enum Event {
+        /// A complete NAL unit.
+        case unit(NALUnit)
+        /// The marker bit: the access unit in progress is complete (RFC 6184 §5.1, RFC 7798 §4.1).
+        case endOfAccessUnit(atMicros: UInt64)
+        /// Packets were lost: the access unit in progress is damaged.
+        case loss(packets: Int)
+        /// A new sender (SSRC change or sequence reset): start over.
+        case restart(reason: String)
+    }
+
+    /// Counters for the summary.
+    public struct Counters: Equatable, Sendable, Codable {
+        public var packets = 0
+        public var notRTP = 0
+        public var otherPayloadType = 0
+        public var sequence = SequenceTracker.Counters()
+        public var payload = DepacketizerCounters()
+    }
+
+    public private(set) var codec: VideoCodec?
+    /// Payload type to accept (nil: the first dynamic one seen).
+    public private(set) var payloadType: UInt8?
+    private var detector = RTPCodecDetector()
+    private var held: [([UInt8], UInt64)] = []
+    private var tracker = SequenceTracker()
+    private var reorder: ReorderBuffer
+    private var depacketizer: (any PayloadDepacketizer)?
+    private var counts = Counters()
+    private var lastSSRC: UInt32?
+
+    /// - Parameters:
+    ///   - codec: known codec (from `--codec` or an SDP), or nil to detect it.
+    ///   - payloadType: known payload type (from an SDP), or nil.
+    ///   - reorderWindowMicros: jitter-buffer wait for a missing packet (0 = none).
+    public init(codec: VideoCodec?, payloadType: UInt8? = nil, reorderWindowMicros: UInt64 = 0) {
+        self.codec = codec
+        self.payloadType = payloadType
+        self.reorder = ReorderBuffer(windowMicros: reorderWindowMicros)
+        if let codec { depacketizer = Self.make(codec) }
+    }
+
+    private static func make(_ codec: VideoCodec) -> any PayloadDepacketizer {
+        codec == .h264 ? H264Depacketizer() : H265Depacketizer()
+    }
+
+    public var counters: Counters {
+        var c = counts
+        c.sequence = tracker.counters
+        c.payload = depacketizer?.counters ?? DepacketizerCounters()
+        return c
+    }
+
+    /// Takes one datagram.
+    public mutating func push(_ datagram: [UInt8], arrivalMicros: UInt64, emit: (Event) -> Void) {
+        if codec == nil {
+            guard let p = try? RTPPacket(datagram: datagram[...]) else { counts.notRTP += 1; return }
+            held.append((datagram, arrivalMicros))
+            if held.count > 256 { held.removeFirst() }
+            if let c = detector.observe(p.payload) {
+                codec = c
+                depacketizer = Self.make(c)
+                let replay = held
+                held.removeAll()
+                for (d, t) in replay { process(d, arrivalMicros: t, emit: emit) }
+            }
+            return
+        }
+        process(datagram, arrivalMicros: arrivalMicros, emit: emit)
+    }
+
+    /// Releases packets the reorder window no longer waits for.
+    public mutating func tick(nowMicros: UInt64, emit: (Event) -> Void) {
+        for (p, t) in reorder.release(now: nowMicros) { handle(p, arrivalMicros: t, emit: emit) }
+    }
+
+    private mutating func process(_ datagram: [UInt8], arrivalMicros: UInt64, emit: (Event) -> Void) {
+        guard let p = try? RTPPacket(datagram: datagram[...]) else { counts.notRTP += 1; return }
+        if payloadType == nil, (96...127).contains(p.payloadType) { payloadType = p.payloadType }
+        guard p.payloadType == payloadType else { counts.otherPayloadType += 1; return }
+        counts.packets += 1
+        if let last = lastSSRC, last != p.ssrc { reorder.reset() }
+        lastSSRC = p.ssrc
+        for (q, t) in reorder.push(p, arrivalMicros: arrivalMicros) { handle(q, arrivalMicros: t, emit: emit) }
+    }
+
+    private mutating func handle(_ p: RTPPacket, arrivalMicros: UInt64, emit: (Event) -> Void) {
+        var lossBefore = false
+        switch tracker.observe(ssrc: p.ssrc, sequenceNumber: p.sequenceNumber) {
+        case .drop:
+            return
+        case .restart:
+            depacketizer?.reset()
+            emit(.restart(reason: String(format: "sender restart (SSRC %08x, sequence %d)", p.ssrc, p.sequenceNumber)))
+        case .accept(let gap):
+            if gap > 0 {
+                lossBefore = true
+                emit(.loss(packets: gap))
+            }
+        }
+        guard var d = depacketizer else { return }
+        d.push(p.payload, arrivalMicros: arrivalMicros, lossBefore: lossBefore) { emit(.unit($0)) }
+        depacketizer = d
+        if p.marker { emit(.endOfAccessUnit(atMicros: arrivalMicros)) }
+    }
+}

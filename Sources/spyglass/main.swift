@@ -19,7 +19,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | 
   --sdp FILE               RTP payload type, codec and sprop parameter sets from an SDP
   --reorder-ms MS          RTP jitter buffer: wait up to MS for a missing packet (default 0: no wait)
   --join-timeout-ms MS     wait this long for an IDR/recovery point after a join (default 2000)
-  --decode auto|au|nal     per-NAL H.264 decoding for live input (auto), or whole access units
+  --decode au|nal          whole access units (default), or H.264 per NAL unit (clean multi-slice links only)
   --idle-flush-ms MS       live input idle this long ends the frame (default 1, 0 = off)
   --threads N              decoder slice threads (default 1; never frame threads)
   --framemd5 FILE          one line per decoded frame, as `ffmpeg -f framemd5`

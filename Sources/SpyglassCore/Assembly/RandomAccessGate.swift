@@ -48,16 +48,15 @@ public struct RandomAccessGate {
         return false
     }
 
-    /// Per-NAL mode: feed this unit? Parameter sets always pass (the decoder needs them).
+    /// Per-NAL mode: feed this unit? Only slices are held back; parameter sets, SEI (capture
+    /// stamps, recovery points) and the rest always pass.
     public mutating func admit(unit: [UInt8], header: NALUnitHeader, nowMicros: UInt64) -> Bool {
         guard waiting else { return true }
-        if header.isParameterSet { return true }
         if header.kind == .sei && Self.hasRecoveryPoint(unit, codec: header.codec) { waiting = false; return true }
-        if header.isVCL {
-            if header.isRandomAccessPoint || giveUp(nowMicros) { waiting = false; return true }
-            skipped += 1
-            skippedSinceRestart += 1
-        }
+        guard header.isVCL else { return true }
+        if header.isRandomAccessPoint || giveUp(nowMicros) { waiting = false; return true }
+        skipped += 1
+        skippedSinceRestart += 1
         return false
     }
 

@@ -99,6 +99,10 @@ public final class Receiver: @unchecked Sendable {
         }
         // End of input: whatever is pending is complete.
         let now = MonotonicClock.nowMicros()
+        if reachedFrameLimit, let au = assembler?.flush(atMicros: now, reason: .endOfStream) {
+            // Decoded already (per NAL); close it so that the counts agree.
+            if au.damaged { damagedAUs += 1 }
+        }
         if !stop.isSet && !reachedFrameLimit {
             scanner.flush(atMicros: now, reason: .endOfStream) { handle(unit: $0, sink: sink) }
             decideCodecIfUndecided(sink: sink)
@@ -195,8 +199,7 @@ public final class Receiver: @unchecked Sendable {
         assembler = asm
         let paced = !source.isLive && !options.untimed
         switch options.decodeMode {
-        case .auto: perNAL = codec == .h264 && source.isLive
-        case .accessUnit: perNAL = false
+        case .auto, .accessUnit: perNAL = false
         case .nal: perNAL = codec == .h264 && !paced
         }
         do {

@@ -14,8 +14,15 @@ public struct ReceiverOptions: Sendable {
     /// 0 disables (then an access unit ends only when the next one starts).
     public var idleFlushMicros = 1_000
     /// How access units reach libavcodec.
+    ///
+    /// Whole access units are the default: the assembler knows an access unit is complete at the
+    /// same moment it knows its last NAL unit is (next start code, idle gap, RTP marker), so the
+    /// last slice waits no longer; and libavcodec conceals a damaged picture properly. Per-NAL
+    /// decoding only hides the decode time of earlier slices of multi-slice pictures, and a
+    /// truncated or lost slice leaves libavcodec's CHUNKS mode stuck in the picture until the
+    /// next IDR ("frame num change" errors), so it is opt-in for clean links.
     public enum DecodeMode: String, Sendable {
-        /// Per NAL unit for H.264 from live sources, whole access units otherwise.
+        /// Whole access units (today the same as `au`).
         case auto
         /// Whole access units (one packet each).
         case accessUnit = "au"

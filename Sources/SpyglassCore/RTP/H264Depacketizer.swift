@@ -18,10 +18,9 @@ public struct H264Depacketizer: PayloadDepacketizer {
 
     public mutating func push(_ payload: ArraySlice<UInt8>, arrivalMicros: UInt64, lossBefore: Bool, emit: (NALUnit) -> Void) {
         if lossBefore && inFragment {
-            // The unit being reassembled lost a fragment.
-            counters.damagedUnits += 1
-            inFragment = false
-            fragment.removeAll(keepingCapacity: true)
+            // The unit being reassembled lost a fragment: pass on what arrived, marked damaged,
+            // so the decoder can use the start of the slice and conceal the rest.
+            emitPartial(emit)
         }
         guard let first = payload.first else { counters.malformed += 1; return }
         let type = first & 0x1F
@@ -43,7 +42,7 @@ public struct H264Depacketizer: PayloadDepacketizer {
             let start = fuHeader & 0x80 != 0, end = fuHeader & 0x40 != 0
             let body = payload.dropFirst(2)
             if start {
-                if inFragment { counters.damagedUnits += 1 }   // previous unit never ended
+                if inFragment { emitPartial(emit) }   // the previous unit never ended
                 fragment.removeAll(keepingCapacity: true)
                 fragment.append((first & 0xE0) | (fuHeader & 0x1F))
                 fragmentFirstByte = arrivalMicros
@@ -67,6 +66,15 @@ public struct H264Depacketizer: PayloadDepacketizer {
         default:
             counters.unsupported += 1
         }
+    }
+
+    private mutating func emitPartial(_ emit: (NALUnit) -> Void) {
+        counters.damagedUnits += 1
+        if fragment.count > 1 {
+            emit(NALUnit(bytes: fragment, firstByteMicros: fragmentFirstByte, lastByteMicros: fragmentFirstByte, damaged: true))
+        }
+        inFragment = false
+        fragment.removeAll(keepingCapacity: true)
     }
 
     public mutating func reset() {

@@ -17,9 +17,8 @@ public struct H265Depacketizer: PayloadDepacketizer {
 
     public mutating func push(_ payload: ArraySlice<UInt8>, arrivalMicros: UInt64, lossBefore: Bool, emit: (NALUnit) -> Void) {
         if lossBefore && inFragment {
-            counters.damagedUnits += 1
-            inFragment = false
-            fragment.removeAll(keepingCapacity: true)
+            // A fragment was lost: pass on what arrived, marked damaged (the decoder conceals the rest).
+            emitPartial(emit)
         }
         guard payload.count >= 2 else { counters.malformed += 1; return }
         let s = payload.startIndex
@@ -42,7 +41,7 @@ public struct H265Depacketizer: PayloadDepacketizer {
             let start = fu & 0x80 != 0, end = fu & 0x40 != 0
             let body = payload.dropFirst(3)
             if start {
-                if inFragment { counters.damagedUnits += 1 }
+                if inFragment { emitPartial(emit) }   // the previous unit never ended
                 fragment.removeAll(keepingCapacity: true)
                 fragment.append((payload[s] & 0x81) | ((fu & 0x3F) << 1))
                 fragment.append(payload[s + 1])
@@ -67,6 +66,15 @@ public struct H265Depacketizer: PayloadDepacketizer {
         default:
             counters.unsupported += 1
         }
+    }
+
+    private mutating func emitPartial(_ emit: (NALUnit) -> Void) {
+        counters.damagedUnits += 1
+        if fragment.count > 2 {
+            emit(NALUnit(bytes: fragment, firstByteMicros: fragmentFirstByte, lastByteMicros: fragmentFirstByte, damaged: true))
+        }
+        inFragment = false
+        fragment.removeAll(keepingCapacity: true)
     }
 
     public mutating func reset() {

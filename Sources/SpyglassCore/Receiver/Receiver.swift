@@ -67,7 +67,10 @@ public final class Receiver: @unchecked Sendable {
                 if ingest == .rtp {
                     let datagram = Array(buffer[0..<count])
                     if truncated { assembler?.markDamaged() }
-                    rtp?.push(datagram, arrivalMicros: arrival) { handle(rtpEvent: $0, sink: sink) }
+                    // Events are handled after push returns: handling reads `rtp` (its codec).
+                    var events: [RTPReceiver.Event] = []
+                    rtp?.push(datagram, arrivalMicros: arrival) { events.append($0) }
+                    for e in events { handle(rtpEvent: e, sink: sink) }
                 } else {
                     buffer.withUnsafeBytes { raw in
                         scanner.push(UnsafeRawBufferPointer(rebasing: raw[0..<count]), arrivalMicros: arrival) { unit in
@@ -80,7 +83,9 @@ public final class Receiver: @unchecked Sendable {
                 continue
             case .timeout:
                 let now = MonotonicClock.nowMicros()
-                rtp?.tick(nowMicros: now) { handle(rtpEvent: $0, sink: sink) }
+                var events: [RTPReceiver.Event] = []
+                rtp?.tick(nowMicros: now) { events.append($0) }
+                for e in events { handle(rtpEvent: e, sink: sink) }
                 if !flushedSinceData && idle > 0 && now >= lastDataMicros + UInt64(idle) {
                     if ingest != .rtp { scanner.flush(atMicros: now, reason: .idle) { handle(unit: $0, sink: sink) } }
                     if let au = assembler?.flush(atMicros: now, reason: .idleGap) { handle(au: au, sink: sink) }

@@ -1,0 +1,196 @@
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import SpyglassCore
+
+/// RTP on real sockets: from ffmpeg's RTP muxer (an independent packetizer) and from ours,
+/// through tools/impair for loss, duplication, reordering and truncation.
+final class RTPIngestTests: XCTestCase {
+    /// Our packetizer's datagrams for a file, one group per access unit.
+    static func rtpPackets(_ path: String, codec: VideoCodec, ssrc: UInt32 = 0x1234_5678, firstSeq: UInt16 = 65_500,
+                           mtu: Int = 1200) throws -> [[[UInt8]]] {
+        var p = RTPPacketizer(codec: codec, ssrc: ssrc, firstSequenceNumber: firstSeq, mtu: mtu)
+        return try Sender.accessUnits(of: Fixtures.bytes(path)).enumerated().map { i, au in
+            var s = AnnexBScanner()
+            var units: [[UInt8]] = []
+            s.push(au, arrivalMicros: 0) { units.append($0.bytes) }
+            s.flush(atMicros: 0, reason: .endOfStream) { units.append($0.bytes) }
+            return p.packetize(units, timestamp90kHz: UInt32(i * 3000))
+        }
+    }
+
+    func testRTPFromFFmpegIsBitExact() throws {
+        for (name, codec) in [("test/h264-high-4slices.h264", VideoCodec.h264), ("test/h265-4slices.h265", .h265),
+                              ("default-720p30.h264", .h264)] {
+            let path = Fixtures.capture(name)
+            let expected = try Fixtures.ffmpegFrameMD5(path)
+            let source = try UDPSource(host: "127.0.0.1", port: 0)
+            let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 1_000))
+            h.start()
+            let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-re", "-i", path, "-c", "copy",
+                "-f", "rtp", "rtp://127.0.0.1:\(source.boundPort)?pkt_size=1200"])
+            XCTAssertEqual(rc, 0, err)
+            let r = h.finish()
+            XCTAssertTrue(r.summary.rtp, "\(name): RTP detected")
+            XCTAssertEqual(r.summary.codec, codec.displayName)
+            XCTAssertEqual(r.hashes, expected, name)
+            XCTAssertEqual(r.summary.datagramsLost, 0)
+            XCTAssertEqual(r.summary.decodeErrors, 0)
+        }
+    }
+
+    func testMarkerBitEndsTheAccessUnitWithoutWaiting() throws {
+        let path = Fixtures.capture("test/h264-baseline.h264")
+        let groups = try Self.rtpPackets(path, codec: .h264)
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        // Idle flush off: only the marker bit can end an access unit before the next one starts.
+        let h = Harness(source: source, options: Harness.liveOptions(frames: groups.count, idleFlushMicros: 0))
+        h.start()
+        for g in groups { Sender.udp(port: source.boundPort, datagrams: g); usleep(5_000) }
+        let r = h.finish()
+        XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(path))
+        for i in 0..<(r.timings.count - 1) {
+            XCTAssertLessThan(r.timings[i].presentedMicros, r.timings[i + 1].firstByteMicros, "frame \(i) waited for the next")
+        }
+        XCTAssertEqual(Set(r.timings.map(\.completion)), ["marker"])
+    }
+
+    func testSTAPAAndAggregationPacketsAndSequenceWrap() throws {
+        // Parameter sets in one STAP-A (H.264) / AP (H.265), the rest FU and single NAL packets,
+        // with sequence numbers wrapping through 65535.
+        for (name, codec) in [("test/h264-baseline.h264", VideoCodec.h264), ("test/h265-main.h265", .h265)] {
+            let path = Fixtures.capture(name)
+            var groups = try Self.rtpPackets(path, codec: codec)
+            // Rebuild the first access unit: aggregate its parameter sets.
+            var s = AnnexBScanner()
+            var units: [[UInt8]] = []
+            s.push(Sender.accessUnits(of: try Fixtures.bytes(path))[0], arrivalMicros: 0) { units.append($0.bytes) }
+            s.flush(atMicros: 0, reason: .endOfStream) { units.append($0.bytes) }
+            let sets = units.filter { NALUnitHeader(codec: codec, bytes: $0)!.isParameterSet }
+            let rest = units.filter { !NALUnitHeader(codec: codec, bytes: $0)!.isParameterSet }
+            var agg: [UInt8] = codec == .h264 ? [0x78] : [0x60, 0x01]
+            for u in sets { agg += [UInt8(u.count >> 8), UInt8(u.count & 0xFF)] + u }
+            var p = RTPPacketizer(codec: codec, ssrc: 0x1234_5678, firstSequenceNumber: 65_499, mtu: 1200)
+            let first = [RTPPacket.build(marker: false, payloadType: 96, sequenceNumber: 65_499, timestamp: 0, ssrc: 0x1234_5678, payload: agg)]
+                + p.packetize(rest, timestamp90kHz: 0).map { d -> [UInt8] in var d = d; return d }
+            // Renumber everything after the aggregate consecutively.
+            var seq: UInt16 = 65_499
+            groups[0] = first
+            groups = groups.map { g in g.map { d in var d = d; d[2] = UInt8(seq >> 8); d[3] = UInt8(seq & 0xFF); seq &+= 1; return d } }
+            let source = try UDPSource(host: "127.0.0.1", port: 0)
+            let h = Harness(source: source, options: Harness.liveOptions(frames: groups.count, idleFlushMicros: 0))
+            h.start()
+            for g in groups { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+            let r = h.finish()
+            XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(path), name)
+            XCTAssertEqual(r.summary.datagramsLost, 0, name)
+        }
+    }
+
+    func testNewSSRCResetsAndThePictureReturns() throws {
+        let path = Fixtures.capture("test/h264-baseline.h264")   // IDR every 30 frames
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let a = try Self.rtpPackets(path, codec: .h264, ssrc: 0xAAAA_0001, firstSeq: 100)
+        let b = try Self.rtpPackets(path, codec: .h264, ssrc: 0xBBBB_0002, firstSeq: 40_000)
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let h = Harness(source: source, options: Harness.liveOptions(frames: 20 + expected.count, idleFlushMicros: 0))
+        h.start()
+        // The first sender dies after 20 access units; a restarted one sends the whole stream.
+        for g in a.prefix(20) { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+        for g in b { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+        let r = h.finish()
+        XCTAssertEqual(r.summary.resets, 1)
+        XCTAssertEqual(Array(r.hashes.prefix(20)), Array(expected.prefix(20)))
+        XCTAssertEqual(Array(r.hashes.dropFirst(20)), expected, "after the restart every frame is right again")
+    }
+
+    func testIntraRefreshJoinWithoutIDRRecoversWithinTheRefreshPeriod() throws {
+        // x264 intra refresh: only the first picture is IDR; later periods start with a recovery
+        // point SEI. Join after the IDR; decoding starts at the next recovery point.
+        let path = Fixtures.capture("test/h264-intra-refresh.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let groups = try Self.rtpPackets(path, codec: .h264)
+        let join = 10
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        var o = Harness.liveOptions(frames: 1000, idleFlushMicros: 0)
+        o.timeoutSeconds = 1
+        let h = Harness(source: source, options: o)
+        h.start()
+        for g in groups.dropFirst(join) { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+        let r = h.finish()
+        XCTAssertGreaterThan(r.summary.skippedBeforeRandomAccess, 0, "waited for the recovery point")
+        let firstAU = try XCTUnwrap(r.presentedAccessUnits.first)
+        // Access unit indexes count from the join; frame k of ours is frame join+k of the file.
+        let period = 30
+        let clean = r.hashes.indices.filter { r.presentedAccessUnits[$0] - firstAU >= period }
+        XCTAssertGreaterThan(clean.count, 10)
+        for i in clean {
+            XCTAssertEqual(r.hashes[i], expected[join + r.presentedAccessUnits[i]], "frame \(join + r.presentedAccessUnits[i]) after recovery")
+        }
+    }
+
+    private func throughImpair(_ args: [String], groups: [[[UInt8]]], frames: Int) throws -> Harness.Result {
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        var o = Harness.liveOptions(frames: frames, idleFlushMicros: 2_000)
+        o.timeoutSeconds = 2
+        let h = Harness(source: source, options: o)
+        h.start()
+        let p = Process()
+        p.executableURL = Fixtures.root.appendingPathComponent("tools/impair")
+        p.arguments = ["--listen", "0", "--to", "127.0.0.1:\(source.boundPort)"] + args
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        // First line: {"listening": PORT}
+        var line = Data()
+        while !line.contains(0x0A) { line.append(out.fileHandleForReading.availableData) }
+        let json = try JSONSerialization.jsonObject(with: line.prefix { $0 != 0x0A }) as? [String: Int]
+        let port = UInt16(try XCTUnwrap(json?["listening"]))
+        for g in groups { Sender.udp(port: port, datagrams: g); usleep(3_000) }
+        usleep(200_000)
+        p.terminate()
+        p.waitUntilExit()
+        return h.finish()
+    }
+
+    func testLossDuplicationReorderAndTruncationAreCountedAndThePictureRecovers() throws {
+        let path = Fixtures.capture("test/h264-baseline.h264")   // IDR at 0 and 30
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let groups = try Self.rtpPackets(path, codec: .h264, mtu: 300)
+        for (loss, seed) in [(0.01, 1), (0.05, 2)] {
+            // Impair only the first 25 access units, then send the rest clean from the IDR at 30.
+            let r = try throughImpair(["--loss", "\(loss)", "--dup", "\(loss)", "--reorder", "\(loss)", "--truncate", "\(loss / 2)",
+                                       "--seed", "\(seed)"], groups: Array(groups.prefix(25)), frames: 1000)
+            XCTAssertGreaterThan(r.summary.datagramsLost + r.summary.datagramsDuplicated + r.summary.datagramsReordered, 0, "faults seen at \(loss)")
+            XCTAssertEqual(r.summary.rtpPackets > 0, true)
+            // Clean tail: frames 30...44 from a fresh receiver state equal ffmpeg's.
+            let source = try UDPSource(host: "127.0.0.1", port: 0)
+            let h = Harness(source: source, options: Harness.liveOptions(frames: 15, idleFlushMicros: 0))
+            h.start()
+            for g in groups.dropFirst(30) { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+            XCTAssertEqual(h.finish().hashes, Array(expected.dropFirst(30)))
+        }
+    }
+
+    func testLossMidStreamIsConcealedThenCleanAtTheNextIDR() throws {
+        let path = Fixtures.capture("test/h264-baseline.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        var groups = try Self.rtpPackets(path, codec: .h264, mtu: 300)
+        // Drop one packet from the middle of access units 5 and 12.
+        groups[5].remove(at: groups[5].count / 2)
+        groups[12].remove(at: 1)
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 0))
+        h.start()
+        for g in groups { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+        let r = h.finish()
+        XCTAssertEqual(r.summary.datagramsLost, 2)
+        XCTAssertEqual(r.summary.damagedAccessUnits, 2)
+        XCTAssertEqual(r.hashes.count, expected.count, "a concealed frame for every access unit")
+        XCTAssertEqual(r.damaged.filter { $0 }.count >= 2, true)
+        XCTAssertEqual(Array(r.hashes.prefix(5)), Array(expected.prefix(5)))
+        XCTAssertNotEqual(r.hashes[5], expected[5], "frame 5 is concealed, not the original")
+        XCTAssertEqual(Array(r.hashes.suffix(15)), Array(expected.suffix(15)), "clean again from the IDR at 30")
+    }
+}

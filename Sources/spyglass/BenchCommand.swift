@@ -34,7 +34,7 @@ func runBench(_ argv: [String]) throws -> Int32 {
     while let arg = a.next() {
         if try parsePatternOption(arg, &a, &settings) { continue }
         switch arg {
-        case "--duration": duration = max(0.5, try a.number(arg))
+        case "--duration": duration = try a.number(arg, 0.5...3600)
         case "--transport":
             transport = try a.value(arg)
             guard ["udp", "tcp", "rtp"].contains(transport) else { throw CLIError.usage("--transport: udp, rtp or tcp") }
@@ -43,10 +43,10 @@ func runBench(_ argv: [String]) throws -> Int32 {
             guard let d = PlayOptions.DisplayKind(rawValue: v) else { throw CLIError.usage("--display: sdl or none") }
             options.display = d
             displayGiven = true
-        case "--target-ms": target = try a.number(arg)
+        case "--target-ms": target = try a.number(arg, 0.1...100_000)
         case "--latency-log": options.latencyLogPath = try a.value(arg)
         case "--plot": plotPath = try a.value(arg)
-        case "--idle-flush-ms": options.receiver.idleFlushMicros = Int(try a.number(arg) * 1000)
+        case "--idle-flush-ms": options.receiver.idleFlushMicros = Int(try a.number(arg, 0...10_000) * 1000)
         case "--quiet", "-q": options.quiet = true
         case "-h", "--help": print(benchUsage); return 0
         default: throw CLIError.usage("unknown option \(arg)\n\(benchUsage)")

@@ -13,8 +13,9 @@ final class PlaySession: @unchecked Sendable {
     private var framemd5: FrameMD5Writer?
     private var displayed = 0
     private let lock = NSLock()
-    private var signalSource: DispatchSourceSignal?
+    private var signalSources: [DispatchSourceSignal] = []
     private var runError: Error?
+    private var snapshotFailed = false
 
     /// Per-frame timing (always kept: it feeds the summary and `bench`).
     private(set) var recorder: LatencyRecorder?
@@ -42,12 +43,19 @@ final class PlaySession: @unchecked Sendable {
         if let path = options.framemd5Path {
             do { framemd5 = try FrameMD5Writer(path: path) } catch { Log.error("\(error)"); return 1 }
         }
+        // Output paths are checked before playing, not found unwritable at the end.
+        for path in [options.summaryPath, options.snapshotPath].compactMap({ $0 }) {
+            do { try OutputFile(path: path).close() } catch { Log.error("\(error)"); return 1 }
+        }
         do { recorder = try LatencyRecorder(logPath: options.latencyLogPath) } catch { Log.error("\(error)"); return 1 }
         let receiver = Receiver(source: source, options: options.receiver)
         self.receiver = receiver
         installSignalHandler(receiver)
 
         var display: SDLDisplay?
+        if options.display == .none && options.snapshotPath != nil {
+            Log.info("warning: --snapshot needs the window; it is ignored with --display none")
+        }
         if options.display == .sdl {
             let env = ProcessInfo.processInfo.environment
             if env["DISPLAY"] == nil && env["WAYLAND_DISPLAY"] == nil && env["SDL_VIDEODRIVER"] == nil {
@@ -110,19 +118,33 @@ final class PlaySession: @unchecked Sendable {
         let summary = receiver.summary
         fputs(summary.line + "\n", stderr)
         if let p = summary.decodeMillisP50 { Log.info(String(format: "decode time per frame: p50 %.2f ms", p)) }
+        var status: Int32 = 0
         if let path = options.summaryPath {
             let enc = JSONEncoder()
             enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-            if let data = try? enc.encode(summary) {
-                do { try data.write(to: URL(fileURLWithPath: path)) } catch { Log.error("\(path): \(error.localizedDescription)") }
-            }
+            if !writeFully(path, (try? enc.encode(summary)) ?? Data()) { status = 1 }
         }
+        if let r = recorder, r.writeFailed {
+            Log.error("\(options.latencyLogPath ?? ""): write failed: \(r.writeError ?? "")")
+            status = 1
+        }
+        if let md5 = framemd5, md5.writeFailed {
+            Log.error("\(options.framemd5Path ?? ""): write failed (disk full?)")
+            status = 1
+        }
+        if snapshotFailed { status = 1 }
         if let runError { Log.error("\(runError)"); return 1 }
         if summary.framesDecoded == 0 && !url.isLive {
-            Log.error("\(source.label): no H.264/H.265 video found (\(summary.bytes) bytes read, \(summary.nalUnits) NAL units)")
+            if summary.refusedAccessUnits > 0 {
+                Log.error("\(source.label): every picture's SPS is over the picture-size cap (--max-size, default 8192x4320)")
+            } else if summary.accessUnits > 0 {
+                Log.error("\(source.label): \(summary.accessUnits) \(summary.codec ?? "") access units found but no picture could be decoded (\(summary.decodeErrors) decode errors)")
+            } else {
+                Log.error("\(source.label): no H.264/H.265 video found (\(summary.bytes) bytes read, \(summary.nalUnits) NAL units)")
+            }
             return 1
         }
-        return 0
+        return status
     }
 
     private func runWindow(_ display: SDLDisplay, receiver: Receiver, source: ByteSource) {
@@ -150,7 +172,7 @@ final class PlaySession: @unchecked Sendable {
                     display.fitWindow(width: frame.width * sn / max(1, sd), height: frame.height)
                 }
                 frame.timing.renderStartMicros = MonotonicClock.nowMicros()
-                display.present(frame)
+                guard display.present(frame) else { recorder?.record(frame, dropped: true); continue }
                 frame.timing.presentedMicros = MonotonicClock.nowMicros()
                 recorder?.record(frame, dropped: false)
                 lock.lock(); displayed += 1; lock.unlock()
@@ -164,10 +186,11 @@ final class PlaySession: @unchecked Sendable {
             if finished.isSet && slot.isClosed {
                 if let frame = slot.take() {
                     frame.timing.renderStartMicros = MonotonicClock.nowMicros()
-                    display.present(frame)
-                    frame.timing.presentedMicros = MonotonicClock.nowMicros()
-                    recorder?.record(frame, dropped: false)
-                    lock.lock(); displayed += 1; lock.unlock()
+                    if display.present(frame) {
+                        frame.timing.presentedMicros = MonotonicClock.nowMicros()
+                        recorder?.record(frame, dropped: false)
+                        lock.lock(); displayed += 1; lock.unlock()
+                    }
                 }
                 break
             }
@@ -176,10 +199,25 @@ final class PlaySession: @unchecked Sendable {
         if let path = options.snapshotPath {
             if let rb = display.lastReadback {
                 do { try writePPM(path: path, width: rb.width, height: rb.height, rgb: rb.rgb) }
-                catch { Log.error("\(path): \(error.localizedDescription)") }
+                catch { Log.error("\(path): \(error.localizedDescription)"); snapshotFailed = true }
             } else {
                 Log.error("--snapshot: no picture was presented")
+                snapshotFailed = true
             }
+        }
+    }
+
+    /// Writes `data` to `path`; reports a short write (full disk) as an error.
+    private func writeFully(_ path: String, _ data: Data) -> Bool {
+        do {
+            let f = try OutputFile(path: path)
+            f.write([UInt8](data))
+            f.close()
+            if f.failed { Log.error("\(path): write failed: \(f.error ?? "")"); return false }
+            return true
+        } catch {
+            Log.error("\(error)")
+            return false
         }
     }
 
@@ -187,15 +225,18 @@ final class PlaySession: @unchecked Sendable {
         "Spyglass — \(source.label) — \(state)"
     }
 
+    /// Ctrl-C and SIGTERM stop the run cleanly: the summary is still printed and written.
     private func installSignalHandler(_ receiver: Receiver) {
-        signal(SIGINT, SIG_IGN)
         signal(SIGPIPE, SIG_IGN)
-        let s = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        s.setEventHandler { [slot] in
-            receiver.stop.set()
-            slot.close()
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            s.setEventHandler { [slot] in
+                receiver.stop.set()
+                slot.close()
+            }
+            s.resume()
+            signalSources.append(s)
         }
-        s.resume()
-        signalSource = s
     }
 }

@@ -53,16 +53,14 @@ func parsePatternOption(_ arg: String, _ a: inout Arguments, _ s: inout VideoEnc
         }
     case "--size": (s.width, s.height) = try parseSize(try a.value(arg), flag: arg)
     case "--fps":
-        let f = try a.number(arg)
-        guard f >= 1 && f <= 240 else { throw CLIError.usage("--fps: 1 to 240") }
-        s.fps = Int(f)
+        s.fps = try a.integer(arg, 1...240)
     case "--bitrate":
         let v = try a.value(arg)
         guard let b = parseBitrate(v) else { throw CLIError.usage("--bitrate: '\(v)'") }
         s.bitrate = b
-    case "--slices": s.slices = max(1, min(64, Int(try a.number(arg))))
+    case "--slices": s.slices = try a.integer(arg, 1...64)
     case "--intra-refresh": s.intraRefresh = true
-    case "--keyint": s.keyint = max(1, Int(try a.number(arg)))
+    case "--keyint": s.keyint = try a.integer(arg, 1...10_000)
     default: return false
     }
     return true
@@ -78,18 +76,17 @@ func runSend(_ argv: [String]) throws -> Int32 {
     var fileFPS: Double?
     while let arg = a.next() {
         if arg == "--fps" {
-            let f = try a.number(arg)
-            guard f >= 1 && f <= 240 else { throw CLIError.usage("--fps: 1 to 240") }
-            settings.fps = Int(f); fileFPS = f
+            let f = try a.integer(arg, 1...240)
+            settings.fps = f; fileFPS = Double(f)
             continue
         }
         if try parsePatternOption(arg, &a, &settings) { continue }
         switch arg {
-        case "--duration": duration = try a.number(arg)
+        case "--duration": duration = try a.number(arg, 0.1...1_000_000)
         case "--loop": loop = true
         case "--stamp": stamp = true
         case "--rtp": rtp = true
-        case "--mtu": mtu = Int(try a.number(arg))
+        case "--mtu": mtu = try a.integer(arg, 64...65_507)
         case "-h", "--help": print(sendUsage); return 0
         default:
             if arg.hasPrefix("--") { throw CLIError.usage("unknown option \(arg)\n\(sendUsage)") }

@@ -47,11 +47,22 @@ struct Arguments {
         guard let v = next() else { throw CLIError.usage("\(flag) needs a value") }
         return v
     }
-    mutating func number(_ flag: String) throws -> Double {
+    /// A number in `range` (inclusive); a clear usage error otherwise.
+    mutating func number(_ flag: String, _ range: ClosedRange<Double>) throws -> Double {
         let v = try value(flag)
-        guard let d = Double(v), d.isFinite, d >= 0 else { throw CLIError.usage("\(flag): '\(v)' is not a number") }
+        guard let d = Double(v), d.isFinite else { throw CLIError.usage("\(flag): '\(v)' is not a number") }
+        guard range.contains(d) else {
+            throw CLIError.usage("\(flag): \(v) is out of range (\(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)))")
+        }
         return d
     }
+    /// A whole number in `range`.
+    mutating func integer(_ flag: String, _ range: ClosedRange<Int>) throws -> Int {
+        let d = try number(flag, Double(range.lowerBound)...Double(range.upperBound))
+        guard d == d.rounded() else { throw CLIError.usage("\(flag): must be a whole number") }
+        return Int(d)
+    }
+    static func format(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d) }
 }
 
 func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
@@ -72,17 +83,15 @@ func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
             let v = try a.value(arg)
             guard let d = PlayOptions.DisplayKind(rawValue: v) else { throw CLIError.usage("--display: '\(v)' (use sdl or none)") }
             o.display = d
-        case "--frames": o.receiver.maxFrames = Int(try a.number(arg))
-        case "--timeout": o.receiver.timeoutSeconds = try a.number(arg)
+        case "--frames": o.receiver.maxFrames = try a.integer(arg, 1...1_000_000_000)
+        case "--timeout": o.receiver.timeoutSeconds = try a.number(arg, 0.001...1_000_000)
         case "--fps":
-            let f = try a.number(arg)
-            guard f > 0 && f <= 1000 else { throw CLIError.usage("--fps: must be in (0, 1000]") }
-            o.receiver.fps = f
+            o.receiver.fps = try a.number(arg, 0.1...1000)
         case "--untimed": o.receiver.untimed = true
         case "--rtp": o.receiver.transport = .rtp
         case "--raw": o.receiver.transport = .raw
-        case "--reorder-ms": o.receiver.reorderWindowMicros = Int(try a.number(arg) * 1000)
-        case "--join-timeout-ms": o.receiver.joinTimeoutMicros = Int(try a.number(arg) * 1000)
+        case "--reorder-ms": o.receiver.reorderWindowMicros = Int(try a.number(arg, 0...5_000) * 1000)
+        case "--join-timeout-ms": o.receiver.joinTimeoutMicros = Int(try a.number(arg, 0...600_000) * 1000)
         case "--decode": 
             let v = try a.value(arg)
             guard let m = ReceiverOptions.DecodeMode(rawValue: v) else { throw CLIError.usage("--decode: auto, au or nal") }
@@ -92,8 +101,8 @@ func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
             do { o.receiver.sdp = try SessionDescription(path: path) } catch {
                 FileHandle.standardError.write(Data("spyglass: error: \(error)\n".utf8)); exit(1)
             }
-        case "--idle-flush-ms": o.receiver.idleFlushMicros = Int(try a.number(arg) * 1000)
-        case "--threads": o.receiver.decoderThreads = max(1, Int(try a.number(arg)))
+        case "--idle-flush-ms": o.receiver.idleFlushMicros = Int(try a.number(arg, 0...10_000) * 1000)
+        case "--threads": o.receiver.decoderThreads = try a.integer(arg, 1...64)
         case "--framemd5": o.framemd5Path = try a.value(arg)
         case "--summary": o.summaryPath = try a.value(arg)
         case "--latency-log": o.latencyLogPath = try a.value(arg)
@@ -102,17 +111,26 @@ func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
         case "--window-size":
             let v = try a.value(arg)
             let parts = v.split(separator: "x").compactMap { Int($0) }
-            guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { throw CLIError.usage("--window-size: '\(v)' (use WxH)") }
+            guard parts.count == 2, (64...8192).contains(parts[0]), (64...8192).contains(parts[1]) else {
+                throw CLIError.usage("--window-size: '\(v)' (use WxH, 64 to 8192 each)")
+            }
             o.windowSize = (parts[0], parts[1])
         case "--quiet", "-q": o.quiet = true
         case "--verbose", "-v": o.verbose = true
-        case "--max-au-mb": o.receiver.maxAccessUnitBytes = max(1, Int(try a.number(arg) * 1_048_576))
+        case "--max-au-mb": o.receiver.maxAccessUnitBytes = Int(try a.number(arg, 0.01...1024) * 1_048_576)
         case "--max-size":
             let v = try a.value(arg)
             let parts = v.split(separator: "x").compactMap { Int($0) }
-            guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { throw CLIError.usage("--max-size: '\(v)' (use WxH)") }
+            guard parts.count == 2, (16...16384).contains(parts[0]), (16...16384).contains(parts[1]) else {
+                throw CLIError.usage("--max-size: '\(v)' (use WxH, 16 to 16384 each)")
+            }
             o.receiver.maxPictureWidth = parts[0]; o.receiver.maxPictureHeight = parts[1]
         case "-h", "--help": print(usage); exit(0)
+        case "--":
+            while let rest = a.next() {
+                guard sourceText == nil else { throw CLIError.usage("more than one SOURCE") }
+                sourceText = rest
+            }
         default:
             if arg.hasPrefix("--") { throw CLIError.usage("unknown option \(arg)") }
             guard sourceText == nil else { throw CLIError.usage("more than one SOURCE: '\(sourceText!)' and '\(arg)'") }

@@ -25,6 +25,8 @@ public struct AccessUnitAssembler {
         public var unitsWithoutPicture = 0
         /// Access units dropped for exceeding `maxAccessUnitBytes`.
         public var oversizeAccessUnits = 0
+        /// Access units dropped because their SPS was over the picture-size cap.
+        public var refusedAccessUnits = 0
     }
 
     public let codec: VideoCodec
@@ -78,7 +80,11 @@ public struct AccessUnitAssembler {
             completed = close(completion: .nextAccessUnit, atMicros: unit.firstByteMicros)
         }
 
-        if header.isParameterSet { parameterSets.store(header: header, unit: unit.bytes) }
+        if header.isParameterSet {
+            parameterSets.store(header: header, unit: unit.bytes)
+            // An SPS over the picture-size cap never reaches the decoder.
+            if parameterSets.refusing && (header.type == 7 || header.type == 33) { return completed }
+        }
         if kind == .sei, captureWallMicros == nil,
            let t = PrecisionTimestampSEI.read(seiNALUnit: unit.bytes, codec: codec) {
             captureWallMicros = t
@@ -143,6 +149,10 @@ public struct AccessUnitAssembler {
     private mutating func close(completion: AccessUnit.Completion, atMicros: UInt64) -> AccessUnit? {
         defer { reset() }
         guard hasVCL, !oversize, let last = units.last else { return nil }
+        if parameterSets.refusing {
+            counters.refusedAccessUnits += 1
+            return nil
+        }
         let au = AccessUnit(codec: codec, index: counters.accessUnits, units: units,
                             isRandomAccessPoint: isRAP, hasParameterSets: hasParameterSets,
                             damaged: damaged, completion: completion,

@@ -42,6 +42,10 @@ public struct ParameterSetStore {
             + pps.keys.sorted().compactMap { pps[$0] }
     }
 
+    /// True after an SPS was refused for its size, until an acceptable SPS arrives: the
+    /// pictures in between must not be decoded (libavcodec would still allocate for them).
+    public private(set) var refusing = false
+
     /// Stores a parameter-set unit. Malformed or over-cap sets are counted and not stored.
     public mutating func store(header: NALUnitHeader, unit: [UInt8]) {
         do {
@@ -52,6 +56,7 @@ public struct ParameterSetStore {
                 noteChange(id: id, old: h264SPS[id].map(StreamFormat.init), new: StreamFormat(s), raw: unit)
                 h264SPS[id] = s; sps[id] = unit
                 latestFormat = StreamFormat(s)
+                refusing = false
             case (.h264, 8):
                 let p = try H264PPS(nalUnit: unit)
                 h264PPS[Int(p.picParameterSetId)] = p; pps[Int(p.picParameterSetId)] = unit
@@ -64,6 +69,7 @@ public struct ParameterSetStore {
                 noteChange(id: id, old: h265SPS[id].map(StreamFormat.init), new: StreamFormat(s), raw: unit)
                 h265SPS[id] = s; sps[id] = unit
                 latestFormat = StreamFormat(s)
+                refusing = false
             case (.h265, 34):
                 let p = try H265PPS(nalUnit: unit)
                 h265PPS[Int(p.ppsPicParameterSetId)] = p; pps[Int(p.ppsPicParameterSetId)] = unit
@@ -73,6 +79,7 @@ public struct ParameterSetStore {
         } catch BitstreamError.unsupported(let why) {
             oversizePictures += 1
             lastError = why
+            refusing = true
         } catch {
             invalidParameterSets += 1
             lastError = "\(error)"

@@ -24,6 +24,8 @@ public struct AnnexBScanner {
         public var oversizeUnits = 0
         /// Units closed by ``flush(atMicros:reason:)`` on an idle input.
         public var idleFlushes = 0
+        /// Idle flushes that turned out to cut a unit: more of it came before any start code.
+        public var prematureIdleFlushes = 0
     }
 
     /// Largest NAL unit kept, in bytes; a larger one is dropped and counted.
@@ -38,6 +40,7 @@ public struct AnnexBScanner {
     private var lastByteMicros: UInt64 = 0
     private var damaged = false
     private var pendingJunk = 0         // bytes outside any unit since the last start code
+    private var afterIdleFlush = false  // the last unit was ended by an idle flush
 
     /// - Parameter maxUnitBytes: cap on one NAL unit, in bytes (default 16 MiB).
     public init(maxUnitBytes: Int = 16 << 20) {
@@ -66,13 +69,14 @@ public struct AnnexBScanner {
             } else {
                 if b == 1 && zeroRun >= 2 {
                     // Start code complete at i. Everything before its zeros ends the pending unit.
-                    append(bytes, segmentStart, i + 1, arrivalMicros)
+                    append(bytes, segmentStart, i + 1, arrivalMicros, endsWithStartCode: true)
                     if inUnit {
                         pending.removeLast(min(pending.count, zeroRun + 1))
                     } else {
                         pendingJunk -= min(pendingJunk, zeroRun + 1)
                     }
                     finishUnit(emit: emit)
+                    afterIdleFlush = false
                     inUnit = true
                     skipping = false
                     segmentStart = i + 1
@@ -104,7 +108,7 @@ public struct AnnexBScanner {
         var strip = 0
         while strip < pending.count && pending[pending.count - 1 - strip] == 0 { strip += 1 }
         pending.removeLast(strip)
-        if hadUnit && reason == .idle && !pending.isEmpty { counters.idleFlushes += 1 }
+        if hadUnit && reason == .idle && !pending.isEmpty { counters.idleFlushes += 1; afterIdleFlush = true }
         finishUnit(emit: emit)
         inUnit = false
         skipping = false
@@ -113,10 +117,17 @@ public struct AnnexBScanner {
 
     // MARK: - private
 
-    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, _ arrival: UInt64) {
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, _ arrival: UInt64,
+                                 endsWithStartCode: Bool = false) {
         guard to > from else { return }
         if !inUnit {
             // Junk before the first start code (or after an idle cut): counted, not kept.
+            // Start-code bytes (zeros and the final 0x01) are not a continuation.
+            let content = endsWithStartCode ? from..<(to - 1) : from..<to
+            if afterIdleFlush && bytes[content].contains(where: { $0 != 0 }) {
+                counters.prematureIdleFlushes += 1
+                afterIdleFlush = false
+            }
             pendingJunk += (to - from)
             return
         }

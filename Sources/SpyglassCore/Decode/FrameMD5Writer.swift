@@ -6,19 +6,17 @@ import Foundation
 /// (`av_image_copy_to_buffer`, align 1), exactly as ffmpeg's rawvideo encoder packs it.
 /// The hash and size columns equal ffmpeg's for the same input; pts counts frames from 0.
 public final class FrameMD5Writer {
-    private let handle: FileHandle
+    private let file: OutputFile
     private var buffer: [UInt8] = []
     private var headerWritten = false
     /// Lines written.
     public private(set) var count = 0
+    /// True once a write failed (full disk, closed descriptor).
+    public var writeFailed: Bool { file.failed }
 
     /// Creates or truncates `path`. Throws when the file cannot be created.
     public init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) ,
-              let h = FileHandle(forWritingAtPath: path) else {
-            throw SourceError.open("\(path): cannot create framemd5 file")
-        }
-        handle = h
+        file = try OutputFile(path: path)
     }
 
     /// The `(size, md5 hex)` of a frame packed as ffmpeg packs it.
@@ -65,15 +63,17 @@ public final class FrameMD5Writer {
             #stream#, dts,        pts, duration,     size, hash
 
             """
-            handle.write(header.data(using: .utf8)!)
+            put(header)
             headerWritten = true
         }
         let (size, md5) = Self.hash(frame, scratch: &buffer)
         let line = String(format: "0, %10d, %10d, %8d, %8d, ", count, count, 1, size) + md5 + "\n"
-        handle.write(line.data(using: .utf8)!)
+        put(line)
         count += 1
     }
 
-    /// Flushes and closes the file.
-    public func close() { try? handle.close() }
+    private func put(_ text: String) { file.write(text) }
+
+    /// Closes the file.
+    public func close() { file.close() }
 }

@@ -165,12 +165,15 @@ public final class SDLDisplay {
     }
 
     /// Uploads `frame` and presents it. Returns after `SDL_RenderPresent` returns.
-    public func present(_ frame: DecodedFrame) {
-        upload(frame)
+    /// - Returns: false when the picture could not be shown (no texture that large); logged once.
+    @discardableResult
+    public func present(_ frame: DecodedFrame) -> Bool {
+        guard upload(frame) else { return false }
         let (sn, sd) = frame.sampleAspectRatio
         lastAspect = Double(frame.width * sn) / Double(max(1, frame.height * sd))
         hasPicture = true
         redraw()
+        return true
     }
 
     /// Redraws the current picture or message (after a resize or expose).
@@ -240,7 +243,9 @@ public final class SDLDisplay {
         }
     }
 
-    private func upload(_ frame: DecodedFrame) {
+    private var textureFailureLogged = false
+
+    private func upload(_ frame: DecodedFrame) -> Bool {
         let f = frame.frame
         let mode = Self.sdlYUVMode(for: frame)
         let key = TextureKey(width: f.pointee.width, height: f.pointee.height, format: f.pointee.format,
@@ -264,7 +269,13 @@ public final class SDLDisplay {
                 }
             }
         }
-        guard let texture else { return }
+        guard let texture else {
+            if !textureFailureLogged {
+                Log.error("cannot show \(frame.width)x\(frame.height) pictures: \(String(cString: SDL_GetError()))")
+                textureFailureLogged = true
+            }
+            return false
+        }
         if mode != nil {
             SDL_UpdateYUVTexture(texture, nil,
                                  f.pointee.data.0, f.pointee.linesize.0,
@@ -273,7 +284,7 @@ public final class SDLDisplay {
         } else if let sws {
             var pixels: UnsafeMutableRawPointer?
             var pitch: Int32 = 0
-            guard SDL_LockTexture(texture, nil, &pixels, &pitch) == 0, let pixels else { return }
+            guard SDL_LockTexture(texture, nil, &pixels, &pitch) == 0, let pixels else { return false }
             var dst: [UnsafeMutablePointer<UInt8>?] = [pixels.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
             var dstStride: [Int32] = [pitch, 0, 0, 0]
             withUnsafePointer(to: f.pointee.data) { dataTuple in
@@ -288,6 +299,7 @@ public final class SDLDisplay {
             SDL_UnlockTexture(texture)
             convertedFrames += 1
         }
+        return true
     }
 
     private static func swsColorspace(_ frame: DecodedFrame) -> Int32 {

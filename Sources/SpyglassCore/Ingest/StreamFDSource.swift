@@ -10,6 +10,9 @@ public final class StreamFDSource: ByteSource {
     public private(set) var counters = SourceCounters()
     private var fd: Int32
     private let ownsFD: Bool
+    /// A named pipe: until a writer has sent something, end-of-file means "no writer yet".
+    var isFIFO = false
+    private var gotData = false
 
     /// Wraps an open descriptor.
     /// - Parameters:
@@ -26,14 +29,17 @@ public final class StreamFDSource: ByteSource {
 
     /// Opens a file for reading. Throws ``SourceError/open(_:)`` ("PATH: No such file or directory").
     public static func file(path: String) throws -> StreamFDSource {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO with no writer must not block (reads then poll as usual).
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw SourceError.open("\(path): \(errnoText())") }
         var st = stat()
         if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
             Glibc.close(fd)
             throw SourceError.open("\(path): is a directory")
         }
-        return StreamFDSource(fd: fd, label: path, isLive: false)
+        let source = StreamFDSource(fd: fd, label: path, isLive: false)
+        source.isFIFO = (st.st_mode & S_IFMT) == S_IFIFO
+        return source
     }
 
     /// Standard input.
@@ -46,7 +52,12 @@ public final class StreamFDSource: ByteSource {
         if !waitReadable(fd, timeoutMicros: timeoutMicros) { return .timeout }
         let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
         let now = MonotonicClock.nowMicros()
+        if n == 0 && isFIFO && !gotData {
+            usleep(UInt32(min(timeoutMicros, 100_000)))
+            return .timeout
+        }
         if n > 0 {
+            gotData = true
             counters.datagrams += 1
             counters.bytes += n
             return .data(count: n, arrivalMicros: now, truncated: false)

@@ -47,7 +47,7 @@ public final class LatencyRecorder: @unchecked Sendable {
     private let lock = NSLock()
     private var samples: [LatencySample] = []
     private let maxSamples: Int
-    private var handle: FileHandle?
+    private var file: OutputFile?
     private let jsonLines: Bool
     /// Wall-clock minus monotonic, µs, measured once at start.
     public let wallMinusMonotonicMicros: Int64
@@ -65,15 +65,12 @@ public final class LatencyRecorder: @unchecked Sendable {
         wallMinusMonotonicMicros = Int64(bitPattern: wall) - Int64(bitPattern: mono)
         jsonLines = logPath?.hasSuffix(".jsonl") ?? false || logPath?.hasSuffix(".json") ?? false
         if let logPath {
-            guard FileManager.default.createFile(atPath: logPath, contents: nil),
-                  let h = FileHandle(forWritingAtPath: logPath) else {
-                throw SourceError.open("\(logPath): cannot create latency log")
-            }
-            handle = h
+            let f = try OutputFile(path: logPath)
+            file = f
             if !jsonLines {
-                h.write(Data(("frame,au,dropped,damaged,completion,capture_wall_us,capture_us,first_byte_us,last_byte_us,complete_us,"
+                f.write(("frame,au,dropped,damaged,completion,capture_wall_us,capture_us,first_byte_us,last_byte_us,complete_us,"
                     + "decode_start_us,decode_end_us,render_start_us,presented_us,"
-                    + "sender_network_ms,assembly_ms,decode_ms,queue_ms,render_ms,receiver_added_ms,glass_to_glass_ms\n").utf8))
+                    + "sender_network_ms,assembly_ms,decode_ms,queue_ms,render_ms,receiver_added_ms,glass_to_glass_ms\n"))
             }
         }
     }
@@ -87,7 +84,7 @@ public final class LatencyRecorder: @unchecked Sendable {
         lock.lock(); defer { lock.unlock() }
         if samples.count < maxSamples { samples.append(s) }
         count += 1
-        if let handle { handle.write(Data(row(s).utf8)) }
+        file?.write(row(s))
     }
 
     private func row(_ s: LatencySample) -> String {
@@ -143,10 +140,13 @@ public final class LatencyRecorder: @unchecked Sendable {
         return lines.joined(separator: "\n")
     }
 
-    /// Flushes and closes the log.
+    /// True when writing the log failed (the first error is in ``writeError``).
+    public var writeFailed: Bool { file?.failed ?? false }
+    public var writeError: String? { file?.error }
+
+    /// Closes the log.
     public func close() {
         lock.lock(); defer { lock.unlock() }
-        try? handle?.close()
-        handle = nil
+        file?.close()
     }
 }

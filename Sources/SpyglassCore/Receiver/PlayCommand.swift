@@ -43,8 +43,11 @@ public func openSource(_ url: SourceURL, options: ReceiverOptions) throws -> Byt
 }
 
 /// Writes an RGB24 picture as binary PPM (P6).
+/// - Throws: ``SourceError/open(_:)`` when the file cannot be created or written.
 public func writePPM(path: String, width: Int, height: Int, rgb: [UInt8]) throws {
-    var data = Data("P6\n\(width) \(height)\n255\n".utf8)
-    data.append(contentsOf: rgb)
-    try data.write(to: URL(fileURLWithPath: path))
+    let f = try OutputFile(path: path)
+    f.write("P6\n\(width) \(height)\n255\n")
+    f.write(rgb)
+    f.close()
+    if f.failed { throw SourceError.open("\(path): write failed: \(f.error ?? "")") }
 }

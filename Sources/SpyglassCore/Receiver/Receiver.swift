@@ -49,7 +49,8 @@ public final class Receiver: @unchecked Sendable {
     public func run(sink: (DecodedFrame) -> Void) throws {
         started = MonotonicClock.nowMicros()
         var buffer = [UInt8](repeating: 0, count: UDPSource.maxDatagramBytes + 1)
-        let idle = source.isLive || options.idleFlushMicros > 0 && isPipe(source) ? options.idleFlushMicros : 0
+        var idle = source.isLive || options.idleFlushMicros > 0 && isPipe(source) ? options.idleFlushMicros : 0
+        var premature = 0
         var flushedSinceData = true
         var lastDataMicros = MonotonicClock.nowMicros()
         let pollMicros = 50_000
@@ -78,6 +79,15 @@ public final class Receiver: @unchecked Sendable {
                         }
                     }
                     if truncated { scanner.markDamaged() }
+                    if scanner.counters.prematureIdleFlushes != premature {
+                        // The sender pauses inside NAL units for longer than the idle time: learn it.
+                        premature = scanner.counters.prematureIdleFlushes
+                        let raised = min(50_000, idle * 2 + 1_000)
+                        if raised != idle {
+                            Log.info(String(format: "an idle flush cut a NAL unit (the sender paused inside it): idle flush now %.1f ms", Double(raised) / 1000))
+                            idle = raised
+                        }
+                    }
                 }
             case .emptyDatagram:
                 continue
@@ -251,8 +261,15 @@ public final class Receiver: @unchecked Sendable {
         guard gate.admit(accessUnit: au, nowMicros: MonotonicClock.nowMicros()) else { return }
         if !source.isLive && !options.untimed {
             if pacer == nil {
-                var fps = options.fps ?? assembler?.parameterSets.latestFormat?.frameRate
-                if let f = fps, !(f > 0 && f <= 1000) { fps = nil }
+                var fps = options.fps
+                if fps == nil, let vui = assembler?.parameterSets.latestFormat?.frameRate {
+                    if vui >= 1 && vui <= 240 {
+                        fps = vui
+                    } else {
+                        Log.info(String(format: "warning: the VUI frame rate %.4g fps is implausible; playing at 30 fps (use --fps N or --untimed)", vui))
+                        fps = 30
+                    }
+                }
                 if fps == nil {
                     fps = 30
                     Log.info("warning: the stream carries no frame rate (VUI timing); playing at 30 fps (use --fps N or --untimed)")
@@ -262,7 +279,11 @@ public final class Receiver: @unchecked Sendable {
                 pacer = Pacer(framesPerSecond: fps)
             }
             let release = pacer!.releaseTime(arrivalMicros: au.completeMicros)
-            MonotonicClock.sleep(untilMicros: release)
+            // Sleep in short steps so that a stop (Ctrl-C, q) is never held up by the pace.
+            while !stop.isSet && MonotonicClock.nowMicros() < release {
+                MonotonicClock.sleep(untilMicros: min(release, MonotonicClock.nowMicros() + 50_000))
+            }
+            if stop.isSet { return }
         }
         decoder.decode(au) { deliver($0, sink: sink) }
     }
@@ -277,12 +298,14 @@ public final class Receiver: @unchecked Sendable {
     private func publish(final: Bool = false) {
         var s = ReceiverSummary()
         s.source = source.label
+        s.isDatagramSource = source.deliversDatagrams
         let sc = source.counters
         s.datagrams = sc.datagrams; s.bytes = sc.bytes; s.emptyDatagrams = sc.emptyDatagrams
         s.truncatedDatagrams = sc.truncatedDatagrams; s.connections = sc.connections
         let k = scanner.counters
         s.junkBytes = k.junkBytes; s.zeroLengthNALUnits = k.zeroLengthUnits; s.oversizeNALUnits = k.oversizeUnits
         s.idleFlushes = k.idleFlushes
+        s.prematureIdleFlushes = k.prematureIdleFlushes
         if let a = assembler {
             s.codec = a.codec.displayName
             s.nalUnits = a.counters.nalUnits; s.accessUnits = a.counters.accessUnits
@@ -290,6 +313,7 @@ public final class Receiver: @unchecked Sendable {
             s.unitsWithoutPicture = a.counters.unitsWithoutPicture
             s.invalidParameterSets = a.parameterSets.invalidParameterSets
             s.refusedPictureSize = a.parameterSets.oversizePictures
+            s.refusedAccessUnits = a.counters.refusedAccessUnits
             s.parameterSetChanges = a.parameterSets.changes
             s.format = a.parameterSets.latestFormat.map { "\($0.codec.displayName) \($0)" }
         }

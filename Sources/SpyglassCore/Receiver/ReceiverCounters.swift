@@ -17,10 +17,14 @@ public struct ReceiverSummary: Codable, Sendable {
     public var oversizeNALUnits = 0
     public var oversizeAccessUnits = 0
     public var idleFlushes = 0
+    /// Idle flushes that cut a NAL unit (each raises the idle time for the rest of the run).
+    public var prematureIdleFlushes = 0
     public var unitsWithoutPicture = 0
     public var damagedAccessUnits = 0
     public var invalidParameterSets = 0
     public var refusedPictureSize = 0
+    /// Access units not decoded because their SPS was over the picture-size cap.
+    public var refusedAccessUnits = 0
     public var framesDecoded = 0
     public var framesDisplayed = 0
     public var framesDropped = 0
@@ -29,6 +33,8 @@ public struct ReceiverSummary: Codable, Sendable {
     public var parameterSetChanges: [String] = []
     /// RTP: whether the input was RTP, and what the RTP layer counted.
     public var rtp = false
+    /// True for UDP (counts are datagrams), false for byte streams (counts are reads).
+    public var isDatagramSource = false
     public var rtpPackets = 0
     /// RTP sequence gaps (packets lost), late/out-of-order packets, duplicates.
     public var datagramsLost = 0
@@ -52,7 +58,7 @@ public struct ReceiverSummary: Codable, Sendable {
 
     /// The one-line human summary printed to stderr on exit.
     public var line: String {
-        var s = "spyglass: \(source): \(datagrams) datagrams, \(bytes) bytes"
+        var s = "spyglass: \(source): \(datagrams) \(isDatagramSource ? "datagrams" : "reads"), \(bytes) bytes"
         if emptyDatagrams > 0 { s += " (\(emptyDatagrams) empty)" }
         if truncatedDatagrams > 0 { s += " (\(truncatedDatagrams) truncated)" }
         s += "; \(nalUnits) NAL units, \(accessUnits) access units"
@@ -66,9 +72,10 @@ public struct ReceiverSummary: Codable, Sendable {
         if concealedFrames > 0 { extra.append("\(concealedFrames) concealed") }
         if damagedAccessUnits > 0 { extra.append("\(damagedAccessUnits) damaged AUs") }
         if junkBytes > 0 { extra.append("\(junkBytes) junk bytes") }
+        if prematureIdleFlushes > 0 { extra.append("\(prematureIdleFlushes) NAL units cut by an idle flush") }
         if invalidNALUnits > 0 { extra.append("\(invalidNALUnits) invalid NAL units") }
         if oversizeNALUnits + oversizeAccessUnits > 0 { extra.append("\(oversizeNALUnits + oversizeAccessUnits) oversize") }
-        if refusedPictureSize > 0 { extra.append("\(refusedPictureSize) SPS over size cap") }
+        if refusedPictureSize > 0 { extra.append("\(refusedPictureSize) SPS over the size cap, \(refusedAccessUnits) access units refused") }
         if !extra.isEmpty { s += " (" + extra.joined(separator: ", ") + ")" }
         return s
     }

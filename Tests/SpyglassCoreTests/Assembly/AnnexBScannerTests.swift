@@ -50,6 +50,18 @@ final class AnnexBScannerTests: XCTestCase {
         XCTAssertEqual(s.counters.idleFlushes, 1)
     }
 
+    func testAnIdleFlushThatCutAUnitIsDetectedAndAStartCodeIsNot() {
+        var s = AnnexBScanner()
+        s.push([0, 0, 0, 1, 0x65, 0x11], arrivalMicros: 1) { _ in }
+        s.flush(atMicros: 2, reason: .idle) { _ in }
+        s.push([0, 0, 0, 1, 0x41, 0x22], arrivalMicros: 3) { _ in }      // a new unit: the flush was right
+        XCTAssertEqual(s.counters.prematureIdleFlushes, 0)
+        s.flush(atMicros: 4, reason: .idle) { _ in }
+        s.push([0x33, 0x44, 0, 0, 1, 0x41], arrivalMicros: 5) { _ in }    // more of the unit: it was cut
+        XCTAssertEqual(s.counters.prematureIdleFlushes, 1)
+        XCTAssertEqual(s.counters.junkBytes, 2)
+    }
+
     func testOversizeUnitIsDroppedAndCounted() {
         var s = AnnexBScanner(maxUnitBytes: 100)
         var out: [[UInt8]] = []

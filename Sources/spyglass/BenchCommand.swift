@@ -73,7 +73,7 @@ func runBench(_ argv: [String]) throws -> Int32 {
         source = tcp
         dest = .tcpConnect(host: "127.0.0.1", port: tcp.listeningPort)
     }
-    let session = PlaySession(url: .udp(host: "127.0.0.1", port: 0), options: options)
+    let session = PlaySession(url: dest, options: options)
     let describe = "\(settings.codec.displayName) \(settings.width)x\(settings.height)@\(settings.fps), \(settings.bitrate / 1000) kbit/s, \(settings.slices) slice(s), \(transport), display \(options.display.rawValue)"
     fputs("spyglass bench: \(describe), \(String(format: "%.0f", duration)) s\n", stderr)
 
@@ -98,12 +98,17 @@ func runBench(_ argv: [String]) throws -> Int32 {
         let frac = min(1, elapsed / duration)
         let bar = String(repeating: "█", count: Int(frac * 30)) + String(repeating: "·", count: 30 - Int(frac * 30))
         let frames = session.recorder?.count ?? 0
-        fputs(String(format: "\r  [%@] %4.1f/%.0f s  %d frames", bar, min(elapsed, duration), duration, frames), stderr)
+        // A progress bar on a terminal; a line per second in a log.
+        if isatty(2) != 0 {
+            fputs(String(format: "\r  [%@] %4.1f/%.0f s  %d frames", bar, min(elapsed, duration), duration, frames), stderr)
+        } else if Int(elapsed * 10) % 10 == 0 {
+            fputs(String(format: "  %4.1f/%.0f s  %d frames\n", min(elapsed, duration), duration, frames), stderr)
+        }
         if senderDone.isSet { session.receiver?.stop.set() }
     }
     sendThread.start()
     let rc = session.run(openedSource: source)
-    fputs("\n", stderr)
+    if isatty(2) != 0 { fputs("\n", stderr) }
     guard rc == 0, let recorder = session.recorder else { return rc }
 
     print(recorder.table())

@@ -12,6 +12,7 @@ final class PlaySession: @unchecked Sendable {
     private let finished = StopFlag()
     private var framemd5: FrameMD5Writer?
     private var displayed = 0
+    private var hiddenDamaged = 0
     private let lock = NSLock()
     private var signalSources: [DispatchSourceSignal] = []
     private var runError: Error?
@@ -82,6 +83,12 @@ final class PlaySession: @unchecked Sendable {
             do {
                 try receiver.run { frame in
                     md5?.write(frame)
+                    if frame.damaged && !self.options.showDamaged {
+                        // Hold the last clean picture; the concealed one is counted as dropped.
+                        recorder?.record(frame, dropped: true)
+                        self.lock.lock(); self.hiddenDamaged += 1; self.lock.unlock()
+                        return
+                    }
                     if headless {
                         frame.timing.presentedMicros = MonotonicClock.nowMicros()
                         recorder?.record(frame, dropped: false)
@@ -112,12 +119,11 @@ final class PlaySession: @unchecked Sendable {
         lock.lock()
         let leftover = slot.take()
         if let leftover { recorder?.record(leftover, dropped: true) }
-        receiver.setDisplayCounts(displayed: displayed, dropped: slot.dropped + (leftover != nil ? 1 : 0))
+        receiver.setDisplayCounts(displayed: displayed, dropped: slot.dropped + (leftover != nil ? 1 : 0) + hiddenDamaged)
         lock.unlock()
         recorder?.close()
         let summary = receiver.summary
         fputs(summary.line + "\n", stderr)
-        if let p = summary.decodeMillisP50 { Log.info(String(format: "decode time per frame: p50 %.2f ms", p)) }
         var status: Int32 = 0
         if let path = options.summaryPath {
             let enc = JSONEncoder()
@@ -151,9 +157,30 @@ final class PlaySession: @unchecked Sendable {
         var playing = false
         var lastFormat = ""
         var lastTick = MonotonicClock.nowMicros()
+        let started = lastTick
+        var lastPresented: UInt64 = 0
+        var stalled = false
         while true {
             let now = MonotonicClock.nowMicros()
-            if now - lastTick > 100_000 { onTick?(); lastTick = now }
+            if now - lastTick > 100_000 {
+                onTick?()
+                lastTick = now
+                if url.isLive {
+                    let s = receiver.summary
+                    if lastPresented == 0 {
+                        // Still waiting: say for how long and what has arrived.
+                        display.showMessage(["Waiting for video…", "from \(source.label)",
+                                             String(format: "%.0f s, %d datagrams, %d bytes", Double(now - started) / 1e6, s.datagrams, s.bytes)])
+                    } else if Double(now - lastPresented) / 1000 >= options.stallMillis {
+                        // A frozen picture must not look live.
+                        let age = Double(now - lastPresented) / 1e6
+                        display.setOverlay([String(format: "STALLED: last frame %.1f s ago", age),
+                                            s.disconnects > s.resets ? "sender disconnected" : "no data from \(source.label)"])
+                        display.redraw()
+                        if !stalled { display.setTitle(title(source, state: "stalled")); stalled = true }
+                    }
+                }
+            }
             let event = display.waitEvent(timeoutMillis: 100)
             switch event {
             case .quit?:
@@ -174,6 +201,8 @@ final class PlaySession: @unchecked Sendable {
                 frame.timing.renderStartMicros = MonotonicClock.nowMicros()
                 guard display.present(frame) else { recorder?.record(frame, dropped: true); continue }
                 frame.timing.presentedMicros = MonotonicClock.nowMicros()
+                lastPresented = frame.timing.presentedMicros
+                if stalled { display.setOverlay([]); stalled = false; playing = false }
                 recorder?.record(frame, dropped: false)
                 lock.lock(); displayed += 1; lock.unlock()
                 let fmt = "\(receiver.summary.codec ?? "") \(frame.width)x\(frame.height)"

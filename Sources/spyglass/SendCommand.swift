@@ -105,6 +105,7 @@ func runSend(_ argv: [String]) throws -> Int32 {
     live.rtp = rtp
     if rtp && !sender.isDatagram { Log.error("--rtp needs a udp:// destination"); return 1 }
     live.durationSeconds = duration
+    VideoDecoder.setLibraryLogging(verbose: false)   // no libx264 statistics block on exit
     signal(SIGINT, SIG_IGN)
     let sig = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
     sig.setEventHandler { live.stop.set() }

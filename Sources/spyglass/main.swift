@@ -15,6 +15,9 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | 
   --timeout S              stop after S seconds with no data
   --fps N                  frame rate for files/stdin (default: VUI timing, else 30)
   --untimed                play files/stdin as fast as possible
+  --allow-from ADDR[/N]    accept UDP datagrams / TCP senders only from there (repeatable)
+  --stall-ms MS            no new frame for MS shows a STALLED state with the frame's age (default 500)
+  --hide-damaged           hold the last clean frame instead of showing concealed ones (default: show)
   --rtp | --raw            force RTP (RFC 6184/7798) or raw Annex B on UDP (default: auto-detect)
   --sdp FILE               RTP payload type, codec and sprop parameter sets from an SDP
   --reorder-ms MS          RTP jitter buffer: wait up to MS for a missing packet (default 0: no wait)
@@ -88,6 +91,13 @@ func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
         case "--fps":
             o.receiver.fps = try a.number(arg, 0.1...1000)
         case "--untimed": o.receiver.untimed = true
+        case "--allow-from":
+            let v = try a.value(arg)
+            guard let prefix = AddressPrefix(v) else { throw CLIError.usage("--allow-from: '\(v)' (use ADDR or ADDR/PREFIX)") }
+            o.receiver.allowFrom.append(prefix)
+        case "--stall-ms": o.stallMillis = try a.number(arg, 50...600_000)
+        case "--hide-damaged": o.showDamaged = false
+        case "--show-damaged": o.showDamaged = true
         case "--rtp": o.receiver.transport = .rtp
         case "--raw": o.receiver.transport = .raw
         case "--reorder-ms": o.receiver.reorderWindowMicros = Int(try a.number(arg, 0...5_000) * 1000)

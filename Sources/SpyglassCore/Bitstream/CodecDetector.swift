@@ -46,6 +46,16 @@ public struct CodecDetector {
         return scoreDecision()
     }
 
+    /// The codec a unit proves on its own: an H.265 VPS/SPS/PPS (layer 0, temporal id 1) or an
+    /// H.264 SPS with a known `profile_idc`. Neither can appear in a valid stream of the other
+    /// codec, so such a unit in the middle of a stream means the sender switched codec.
+    public static func decisive(_ unit: [UInt8]) -> VideoCodec? {
+        guard unit.count >= 4, unit[0] & 0x80 == 0 else { return nil }
+        if (unit[0] == 0x40 || unit[0] == 0x42 || unit[0] == 0x44) && unit[1] == 0x01 { return .h265 }
+        if unit[0] & 0x1F == 7 && unit[0] >> 5 != 0 && h264Profiles.contains(unit[1]) { return .h264 }
+        return nil
+    }
+
     private mutating func scoreDecision() -> VideoCodec? {
         guard seen >= maxUnits else { return nil }
         decided = scores[.h265, default: 0] > scores[.h264, default: 0] ? .h265 : .h264

@@ -185,7 +185,8 @@ public final class SDLDisplay {
         if hasPicture, let texture {
             var dst = letterbox(outputWidth: Int(ow), outputHeight: Int(oh), aspect: lastAspect)
             SDL_RenderCopy(renderer, texture, nil, &dst)
-            if !overlay.isEmpty { drawText(overlay, x: 12, y: 12, box: true) }
+            // Bottom left: the top rows may carry a time code that an observer reads.
+            if !overlay.isEmpty { drawText(overlay, x: 12, y: Int(oh) - 36 * overlay.count - 8, box: true) }
         } else {
             SDL_SetRenderDrawColor(renderer, 32, 36, 44, 255)
             SDL_RenderClear(renderer)

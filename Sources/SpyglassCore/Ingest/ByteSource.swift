@@ -12,8 +12,12 @@ public enum SourceEvent: Equatable, Sendable {
     case emptyDatagram
     /// No data within the timeout.
     case timeout
-    /// The input ended (end of file, peer closed).
+    /// The input ended (end of file; a TCP peer closed when no reconnection is wanted).
     case end
+    /// A TCP sender went away; the source reconnects (client) or accepts the next one (listen).
+    case disconnected
+    /// A new TCP sender is connected (after the first): the byte stream starts over.
+    case connected
 }
 
 /// Counters every source keeps.
@@ -28,6 +32,8 @@ public struct SourceCounters: Equatable, Sendable, Codable {
     public var truncatedDatagrams = 0
     /// Senders accepted (TCP listen) or connections made (TCP client).
     public var connections = 0
+    /// Datagrams or connections refused by `--allow-from`.
+    public var disallowed = 0
 }
 
 /// Errors opening or reading a source. The description is the one-line message a user sees.

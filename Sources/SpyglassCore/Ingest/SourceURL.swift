@@ -3,12 +3,13 @@
 /// | form | meaning |
 /// |---|---|
 /// | `udp://[ADDR]:PORT` | bind and receive; ADDR defaults to all interfaces |
+/// | `udp://GROUP:PORT[?iface=NAME\|ADDR]` | join a multicast group (224.0.0.0/4, ff00::/8) |
 /// | `tcp://HOST:PORT` | connect to a sender |
 /// | `tcp://[ADDR]:PORT?listen` | accept a sender that connects to us |
 /// | a path | read the file |
 /// | `-` | standard input |
 public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
-    case udp(host: String?, port: UInt16)
+    case udp(host: String?, port: UInt16, interface: String? = nil)
     case tcpConnect(host: String, port: UInt16)
     case tcpListen(host: String?, port: UInt16)
     case file(path: String)
@@ -40,7 +41,10 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         let (host, port) = try Self.hostPort(rest, original: text)
         let listen = query.split(separator: "&").contains { $0 == "listen" || $0 == "listen=1" }
         switch scheme {
-        case "udp": self = .udp(host: host, port: port)
+        case "udp":
+            var iface: String?
+            for item in query.split(separator: "&") where item.hasPrefix("iface=") { iface = String(item.dropFirst(6)) }
+            self = .udp(host: host, port: port, interface: iface)
         case "tcp":
             if listen { self = .tcpListen(host: host, port: port) }
             else {
@@ -78,7 +82,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .udp(let h, let p): return "udp://\(h.map { $0.contains(":") ? "[\($0)]" : $0 } ?? ""):\(p)"
+        case .udp(let h, let p, let i): return "udp://\(h.map { $0.contains(":") ? "[\($0)]" : $0 } ?? ""):\(p)" + (i.map { "?iface=\($0)" } ?? "")
         case .tcpConnect(let h, let p): return "tcp://\(h.contains(":") ? "[\(h)]" : h):\(p)"
         case .tcpListen(let h, let p): return "tcp://\(h ?? ""):\(p)?listen"
         case .file(let path): return path

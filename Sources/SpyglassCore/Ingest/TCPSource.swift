@@ -6,36 +6,52 @@ import CSystem
 /// An Annex B byte stream over TCP: either we connect to a sender (`tcp://HOST:PORT`), or we
 /// listen and accept one (`tcp://[ADDR]:PORT?listen`).
 ///
-/// TCP keeps no message boundaries; reads of any size give the same units.
-/// When the connection ends, ``read(into:timeoutMicros:)`` reports `.end`.
+/// TCP keeps no message boundaries; reads of any size give the same units. When the sender goes
+/// away, ``read(into:timeoutMicros:)`` reports `.disconnected` once; then a client reconnects
+/// with backoff (0.1 s doubling to 2 s) and a listener accepts the next sender, reporting
+/// `.connected` when the stream starts over.
 public final class TCPSource: ByteSource {
     public let label: String
     public let isLive = true
-    public var counters: SourceCounters { var c = stream?.counters ?? SourceCounters(); c.connections = connections; c.datagrams += pastDatagrams; c.bytes += pastBytes; return c }
+    public var counters: SourceCounters {
+        var c = past
+        if let s = stream?.counters { c.datagrams += s.datagrams; c.bytes += s.bytes }
+        c.connections = connections
+        c.disallowed = disallowed
+        return c
+    }
     private var listenFD: Int32 = -1
     private var stream: StreamFDSource?
     private var connections = 0
-    private var pastDatagrams = 0
-    private var pastBytes = 0
+    private var disallowed = 0
+    private var past = SourceCounters()
+    private let allowFrom: [AddressPrefix]
+    private var nextAttemptMicros: UInt64 = 0
+    private var backoffMicros: UInt64 = 100_000
     /// Local port of the listening socket (useful when 0 was asked for).
     public private(set) var listeningPort: UInt16 = 0
     /// The peer of the current connection, "host:port".
     public private(set) var peer: String = ""
+    /// True while a sender is connected.
+    public var isConnected: Bool { stream != nil }
     private let connectTarget: (String, UInt16)?
 
     /// Connects to a sender.
-    /// - Throws: ``SourceError/open(_:)`` ("tcp://h:p: Connection refused").
+    /// - Throws: ``SourceError/open(_:)`` ("tcp://h:p: Connection refused") when the first attempt fails.
     public init(connectTo host: String, port: UInt16) throws {
         label = SourceURL.tcpConnect(host: host, port: port).description
         connectTarget = (host, port)
+        allowFrom = []
         try connect()
     }
 
     /// Listens for one sender at a time.
+    /// - Parameter allowFrom: senders accepted; others are closed at once and counted.
     /// - Throws: ``SourceError/open(_:)`` ("…: port 5600 already in use").
-    public init(listenOn host: String?, port: UInt16) throws {
+    public init(listenOn host: String?, port: UInt16, allowFrom: [AddressPrefix] = []) throws {
         label = SourceURL.tcpListen(host: host, port: port).description
         connectTarget = nil
+        self.allowFrom = allowFrom
         let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Int32(SOCK_STREAM.rawValue), passive: true)
         var lastError = "no address"
         for (family, addr) in addrs {
@@ -49,12 +65,14 @@ public final class TCPSource: ByteSource {
             Glibc.close(s)
         }
         guard listenFD >= 0 else { throw SourceError.open("\(label): \(lastError)") }
-        var sin = sockaddr_in()
-        var sl = socklen_t(MemoryLayout<sockaddr_in>.size)
-        withUnsafeMutablePointer(to: &sin) { p in
+        var ss = sockaddr_storage()
+        var sl = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        withUnsafeMutablePointer(to: &ss) { p in
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listenFD, $0, &sl) }
         }
-        listeningPort = UInt16(bigEndian: sin.sin_port)
+        listeningPort = withUnsafePointer(to: &ss) { p -> UInt16 in
+            p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+        }
     }
 
     private func connect() throws {
@@ -70,6 +88,7 @@ public final class TCPSource: ByteSource {
                 stream = StreamFDSource(fd: s, label: label, isLive: true)
                 connections += 1
                 peer = "\(host):\(port)"
+                backoffMicros = 100_000
                 return
             }
             lastError = errnoText()
@@ -86,27 +105,64 @@ public final class TCPSource: ByteSource {
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {
-        if stream == nil && listenFD >= 0 {
-            guard waitReadable(listenFD, timeoutMicros: timeoutMicros) else { return .timeout }
-            var ss = sockaddr_storage()
-            var sl = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let s = withUnsafeMutablePointer(to: &ss) { p in
-                p.withMemoryRebound(to: sockaddr.self, capacity: 1) { spy_accept_cloexec(listenFD, UnsafeMutableRawPointer($0), &sl) }
+        if stream == nil {
+            return listenFD >= 0 ? acceptNext(timeoutMicros) : reconnect(timeoutMicros)
+        }
+        let ev = try stream!.read(into: buffer, timeoutMicros: timeoutMicros)
+        if ev == .end {
+            // The sender went away: keep its counts, then wait for the next one.
+            past.datagrams += stream!.counters.datagrams
+            past.bytes += stream!.counters.bytes
+            stream!.close()
+            stream = nil
+            nextAttemptMicros = MonotonicClock.nowMicros() + backoffMicros
+            return .disconnected
+        }
+        return ev
+    }
+
+    private func acceptNext(_ timeoutMicros: Int) -> SourceEvent {
+        guard waitReadable(listenFD, timeoutMicros: timeoutMicros) else { return .timeout }
+        var ss = sockaddr_storage()
+        var sl = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let s = withUnsafeMutablePointer(to: &ss) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { spy_accept_cloexec(listenFD, UnsafeMutableRawPointer($0), &sl) }
+        }
+        guard s >= 0 else { return .timeout }
+        if !allowFrom.isEmpty {
+            let address = withUnsafePointer(to: &ss) { AddressPrefix.addressBytes(UnsafeRawPointer($0)) }
+            if !allowFrom.contains(where: { $0.contains(address) }) {
+                disallowed += 1
+                Glibc.close(s)
+                return .timeout
             }
-            guard s >= 0 else { return .timeout }
-            Self.tune(s)
-            peer = withUnsafePointer(to: &ss) { SocketAddress.describe(UnsafeRawPointer($0), length: sl) }
-            stream = StreamFDSource(fd: s, label: label, isLive: true)
-            connections += 1
+        }
+        Self.tune(s)
+        peer = withUnsafePointer(to: &ss) { SocketAddress.describe(UnsafeRawPointer($0), length: sl) }
+        stream = StreamFDSource(fd: s, label: label, isLive: true)
+        connections += 1
+        return connections > 1 ? .connected : .timeout
+    }
+
+    private func reconnect(_ timeoutMicros: Int) -> SourceEvent {
+        let now = MonotonicClock.nowMicros()
+        if now < nextAttemptMicros {
+            MonotonicClock.sleep(untilMicros: min(nextAttemptMicros, now + UInt64(timeoutMicros)))
             return .timeout
         }
-        guard let stream else { return .end }
-        let ev = try stream.read(into: buffer, timeoutMicros: timeoutMicros)
-        return ev
+        do {
+            try connect()
+            return .connected
+        } catch {
+            backoffMicros = min(backoffMicros * 2, 2_000_000)
+            nextAttemptMicros = MonotonicClock.nowMicros() + backoffMicros
+            return .timeout
+        }
     }
 
     public func close() {
         stream?.close()
+        stream = nil
         if listenFD >= 0 { Glibc.close(listenFD) }
         listenFD = -1
     }

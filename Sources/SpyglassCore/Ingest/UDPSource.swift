@@ -18,6 +18,37 @@ public final class UDPSource: ByteSource {
     /// The local port actually bound (useful when port 0 was asked for).
     public let boundPort: UInt16
     private var fd: Int32
+    private let allowFrom: [AddressPrefix]
+    /// Datagrams dropped because their sender is not in `--allow-from`.
+    public private(set) var disallowedDatagrams = 0
+
+    /// Joins a multicast group (IP_ADD_MEMBERSHIP / IPV6_JOIN_GROUP).
+    private static func join(_ fd: Int32, group: AddressPrefix, interface: String?, label: String) throws {
+        var ifindex: UInt32 = 0
+        var ifaddr = in_addr(s_addr: 0)
+        if let interface {
+            if let a = AddressPrefix(interface), a.bytes.count == 4 {
+                ifaddr = a.bytes.withUnsafeBytes { $0.load(as: in_addr.self) }
+            } else {
+                ifindex = if_nametoindex(interface)
+                guard ifindex != 0 else { throw SourceError.open("\(label): no interface '\(interface)'") }
+            }
+        }
+        var rc: Int32
+        if group.bytes.count == 4 {
+            var m = ip_mreqn()
+            m.imr_multiaddr = group.bytes.withUnsafeBytes { $0.load(as: in_addr.self) }
+            m.imr_address = ifaddr
+            m.imr_ifindex = Int32(ifindex)
+            rc = setsockopt(fd, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, &m, socklen_t(MemoryLayout<ip_mreqn>.size))
+        } else {
+            var m = ipv6_mreq()
+            m.ipv6mr_multiaddr = group.bytes.withUnsafeBytes { $0.load(as: in6_addr.self) }
+            m.ipv6mr_interface = ifindex
+            rc = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_ADD_MEMBERSHIP, &m, socklen_t(MemoryLayout<ipv6_mreq>.size))
+        }
+        guard rc == 0 else { throw SourceError.open("\(label): cannot join the multicast group: \(errnoText())") }
+    }
 
     /// Largest UDP payload over IPv4/IPv6 without jumbograms, bytes.
     public static let maxDatagramBytes = 65_535
@@ -30,23 +61,38 @@ public final class UDPSource: ByteSource {
     ///   - receiveBufferBytes: kernel receive buffer to ask for (default 8 MiB).
     ///   - readBufferBytes: bytes read per datagram (default 65,535: every UDP datagram whole).
     /// - Throws: ``SourceError/open(_:)``, e.g. "udp://:5600: port already in use".
+    ///   - multicastInterface: for a multicast group, the interface to join on (name or address).
+    ///   - allowFrom: senders accepted; others are dropped and counted (empty = all).
     public init(host: String?, port: UInt16, receiveBufferBytes: Int = 8 << 20,
-                readBufferBytes: Int = UDPSource.maxDatagramBytes, label: String? = nil) throws {
+                readBufferBytes: Int = UDPSource.maxDatagramBytes, multicastInterface: String? = nil,
+                allowFrom: [AddressPrefix] = [], label: String? = nil) throws {
         self.readBufferBytes = max(1, min(readBufferBytes, UDPSource.maxDatagramBytes))
-        let label = label ?? SourceURL.udp(host: host, port: port).description
+        self.allowFrom = allowFrom
+        let label = label ?? SourceURL.udp(host: host, port: port, interface: multicastInterface).description
         self.label = label
-        let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Int32(SOCK_DGRAM.rawValue), passive: true)
+        let group = host.flatMap { AddressPrefix($0) }
+        let isMulticast = group.map { $0.bytes.count == 4 ? ($0.bytes[0] & 0xF0) == 0xE0 : $0.bytes[0] == 0xFF } ?? false
+        // A multicast receiver binds the group's port on all addresses, shared with other receivers.
+        let bindHost: String? = isMulticast ? (group!.bytes.count == 4 ? "0.0.0.0" : "::") : host
+        let addrs = try SocketAddress.resolve(host: bindHost, port: port, socketType: Int32(SOCK_DGRAM.rawValue), passive: true)
         var lastError = "no address"
         var bound: Int32 = -1
         for (family, addr) in addrs {
             let s = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard s >= 0 else { lastError = errnoText(); continue }
+            if isMulticast {
+                var one: Int32 = 1
+                setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            }
             let rc = addr.withUnsafeBytes { bind(s, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }
             if rc == 0 { bound = s; break }
             lastError = errno == EADDRINUSE ? "port \(port) already in use" : errnoText()
             Glibc.close(s)
         }
         guard bound >= 0 else { throw SourceError.open("\(label): \(lastError)") }
+        if isMulticast, let group {
+            try Self.join(bound, group: group, interface: multicastInterface, label: label)
+        }
         fd = bound
         let fd = bound
         // SO_RCVBUFFORCE passes the rmem_max cap when we are root; SO_RCVBUF otherwise.
@@ -80,11 +126,25 @@ public final class UDPSource: ByteSource {
         if !waitReadable(fd, timeoutMicros: timeoutMicros) { return .timeout }
         // MSG_TRUNC makes recv return the datagram's real length, so a cut is visible.
         let room = min(buffer.count, readBufferBytes)
-        let n = recv(fd, buffer.baseAddress, room, Int32(MSG_TRUNC | MSG_DONTWAIT))
+        var peer = sockaddr_storage()
+        var peerLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let n = withUnsafeMutablePointer(to: &peer) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                recvfrom(fd, buffer.baseAddress, room, Int32(MSG_TRUNC | MSG_DONTWAIT), $0, &peerLength)
+            }
+        }
         let now = MonotonicClock.nowMicros()
         if n < 0 {
             if errno == EAGAIN || errno == EINTR { return .timeout }
             throw SourceError.read("\(label): recv failed: \(errnoText())")
+        }
+        if !allowFrom.isEmpty {
+            let address = withUnsafePointer(to: &peer) { AddressPrefix.addressBytes(UnsafeRawPointer($0)) }
+            if !allowFrom.contains(where: { $0.contains(address) }) {
+                disallowedDatagrams += 1
+                counters.disallowed += 1
+                return .timeout
+            }
         }
         if n == 0 {
             counters.emptyDatagrams += 1

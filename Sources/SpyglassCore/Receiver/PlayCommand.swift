@@ -10,6 +10,10 @@ public struct PlayOptions: Sendable {
     /// Write the window's read-back picture of the last presented frame here (PPM, RGB24).
     public var snapshotPath: String?
     public var vsync = false
+    /// A live source with no new frame for this long shows a stalled state, ms.
+    public var stallMillis = 500.0
+    /// Show frames libavcodec concealed (true), or hold the last clean one until a clean picture.
+    public var showDamaged = true
     /// Initial window size; nil = 960x540, then the video's size when the first frame comes.
     public var windowSize: (width: Int, height: Int)?
     public var quiet = false
@@ -23,8 +27,9 @@ public struct PlayOptions: Sendable {
 /// - Throws: ``SourceError/open(_:)`` with a one-line message.
 public func openSource(_ url: SourceURL, options: ReceiverOptions) throws -> ByteSource {
     switch url {
-    case .udp(let host, let port):
-        let s = try UDPSource(host: host, port: port, receiveBufferBytes: options.udpReceiveBufferBytes)
+    case .udp(let host, let port, let iface):
+        let s = try UDPSource(host: host, port: port, receiveBufferBytes: options.udpReceiveBufferBytes,
+                              multicastInterface: iface, allowFrom: options.allowFrom)
         Log.info("\(s.label): listening (port \(s.boundPort)), receive buffer \(s.grantedReceiveBufferBytes / 1024) KiB granted (asked \(options.udpReceiveBufferBytes / 1024) KiB)")
         return s
     case .tcpConnect(let host, let port):
@@ -32,7 +37,7 @@ public func openSource(_ url: SourceURL, options: ReceiverOptions) throws -> Byt
         Log.info("\(s.label): connected")
         return s
     case .tcpListen(let host, let port):
-        let s = try TCPSource(listenOn: host, port: port)
+        let s = try TCPSource(listenOn: host, port: port, allowFrom: options.allowFrom)
         Log.info("\(s.label): waiting for a sender on port \(s.listeningPort)")
         return s
     case .file(let path):

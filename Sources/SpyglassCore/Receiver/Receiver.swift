@@ -25,6 +25,7 @@ public final class Receiver: @unchecked Sendable {
     private var perNAL = false
     private var damagedAUs = 0
     private var resets = 0
+    private var disconnects = 0
     private var lastChangeCount = 0
     private var decodeMicros: [UInt64] = []
     private var started = MonotonicClock.nowMicros()
@@ -107,6 +108,17 @@ public final class Receiver: @unchecked Sendable {
                 }
             case .end:
                 break loop
+            case .disconnected:
+                // The byte stream ended mid-way: what is pending is complete; the next sender starts over.
+                let now = MonotonicClock.nowMicros()
+                scanner.flush(atMicros: now, reason: .endOfStream) { handle(unit: $0, sink: sink) }
+                if let au = assembler?.flush(atMicros: now, reason: .endOfStream) { handle(au: au, sink: sink) }
+                disconnects += 1
+                Log.info("\(source.label): sender disconnected; \((source as? TCPSource)?.listeningPort ?? 0 > 0 ? "waiting for the next one" : "reconnecting")")
+                flushedSinceData = true
+            case .connected:
+                restart("\(source.label): new sender connected")
+                lastDataMicros = MonotonicClock.nowMicros()
             }
             if reachedFrameLimit { break }
             let now = MonotonicClock.nowMicros()
@@ -128,7 +140,7 @@ public final class Receiver: @unchecked Sendable {
 
     private var reachedFrameLimit: Bool {
         guard let max = options.maxFrames else { return false }
-        return (decoder?.counters.framesDecoded ?? 0) >= max
+        return carried.frames + (decoder?.counters.framesDecoded ?? 0) >= max
     }
 
     private func isPipe(_ s: ByteSource) -> Bool {
@@ -141,14 +153,14 @@ public final class Receiver: @unchecked Sendable {
 
     private func decideIngest(_ head: [UInt8]) {
         let looksRTP = RTPPacket.looksLikeRTP(head[...])
-        switch (source.deliversDatagrams, options.transport) {
-        case (true, .rtp), (true, .auto) where looksRTP || options.transport == .rtp:
+        let useRTP = source.deliversDatagrams && (options.transport == .rtp || (options.transport == .auto && looksRTP))
+        if useRTP {
             ingest = .rtp
             let codec = options.codec ?? options.sdp?.codec
             rtp = RTPReceiver(codec: codec, payloadType: options.sdp?.payloadType,
                               reorderWindowMicros: UInt64(max(0, options.reorderWindowMicros)))
             Log.info("RTP\(options.transport == .auto ? " (detected: version 2, dynamic payload type)" : "")")
-        default:
+        } else {
             ingest = .raw
         }
     }
@@ -191,7 +203,40 @@ public final class Receiver: @unchecked Sendable {
             heldUnits.removeAll()
             for u in held { push(u, sink: sink) }
         }
+        if options.codec == nil, let asm = assembler, let other = CodecDetector.decisive(unit.bytes), other != asm.codec {
+            // A parameter set of the other codec: the sender switched codec.
+            switchCodec(to: other, sink: sink)
+        }
         push(unit, sink: sink)
+    }
+
+    private func switchCodec(to codec: VideoCodec, sink: (DecodedFrame) -> Void) {
+        guard let old = assembler?.codec else { return }
+        Log.info("codec changed: \(old.displayName) → \(codec.displayName)")
+        resets += 1
+        // Finish the old stream's last picture, keep its counts, then start clean.
+        let now = MonotonicClock.nowMicros()
+        if let au = assembler?.flush(atMicros: now, reason: .endOfStream) { handle(au: au, sink: sink) }
+        decoder?.drain { deliver($0, sink: sink) }
+        carryCounts()
+        assembler = nil
+        start(codec: codec, detected: true)
+    }
+
+    /// Counts of assemblers and decoders replaced by a codec switch.
+    private var carried = (nalUnits: 0, accessUnits: 0, invalid: 0, frames: 0, errors: 0, concealed: 0)
+
+    private func carryCounts() {
+        if let a = assembler {
+            carried.nalUnits += a.counters.nalUnits
+            carried.accessUnits += a.counters.accessUnits
+            carried.invalid += a.counters.invalidUnits
+        }
+        if let d = decoder {
+            carried.frames += d.counters.framesDecoded
+            carried.errors += d.counters.decodeErrors
+            carried.concealed += d.counters.concealedFrames
+        }
     }
 
     private func decideCodecIfUndecided(sink: (DecodedFrame) -> Void) {
@@ -308,8 +353,8 @@ public final class Receiver: @unchecked Sendable {
         s.prematureIdleFlushes = k.prematureIdleFlushes
         if let a = assembler {
             s.codec = a.codec.displayName
-            s.nalUnits = a.counters.nalUnits; s.accessUnits = a.counters.accessUnits
-            s.invalidNALUnits = a.counters.invalidUnits; s.oversizeAccessUnits = a.counters.oversizeAccessUnits
+            s.nalUnits = carried.nalUnits + a.counters.nalUnits; s.accessUnits = carried.accessUnits + a.counters.accessUnits
+            s.invalidNALUnits = carried.invalid + a.counters.invalidUnits; s.oversizeAccessUnits = a.counters.oversizeAccessUnits
             s.unitsWithoutPicture = a.counters.unitsWithoutPicture
             s.invalidParameterSets = a.parameterSets.invalidParameterSets
             s.refusedPictureSize = a.parameterSets.oversizePictures
@@ -318,8 +363,9 @@ public final class Receiver: @unchecked Sendable {
             s.format = a.parameterSets.latestFormat.map { "\($0.codec.displayName) \($0)" }
         }
         if let d = decoder {
-            s.framesDecoded = d.counters.framesDecoded; s.decodeErrors = d.counters.decodeErrors
-            s.concealedFrames = d.counters.concealedFrames
+            s.framesDecoded = carried.frames + d.counters.framesDecoded
+            s.decodeErrors = carried.errors + d.counters.decodeErrors
+            s.concealedFrames = carried.concealed + d.counters.concealedFrames
         }
         if let r = rtp?.counters {
             s.rtp = true
@@ -333,6 +379,8 @@ public final class Receiver: @unchecked Sendable {
             s.malformedPayloads = r.payload.malformed + r.payload.unsupported
         }
         s.resets = resets
+        s.disconnects = disconnects
+        s.disallowed = sc.disallowed
         s.skippedBeforeRandomAccess = gate.skipped
         s.damagedAccessUnits = damagedAUs
         if final && !decodeMicros.isEmpty {

@@ -46,8 +46,12 @@ public struct ReceiverSummary: Codable, Sendable {
     public var damagedNALUnits = 0
     /// RTP payloads whose structure was malformed or unsupported.
     public var malformedPayloads = 0
-    /// Sender restarts followed (new SSRC, sequence reset).
+    /// Sender restarts followed (new SSRC, sequence reset, a new TCP sender).
     public var resets = 0
+    /// TCP senders that went away.
+    public var disconnects = 0
+    /// Datagrams or connections refused by `--allow-from`.
+    public var disallowed = 0
     /// Units or access units skipped while waiting for a random access point after a join.
     public var skippedBeforeRandomAccess = 0
     /// Median time from an access unit's last byte to decode end, ms (nil with no frames).
@@ -64,10 +68,13 @@ public struct ReceiverSummary: Codable, Sendable {
         s += "; \(nalUnits) NAL units, \(accessUnits) access units"
         s += "; \(framesDecoded) frames decoded, \(framesDisplayed) displayed, \(framesDropped) dropped"
         s += "; \(decodeErrors) decode errors"
+        if let d = decodeMillisP50 { s += String(format: "; decode p50 %.2f ms", d) }
         var extra: [String] = []
         if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated") }
         if notRTP > 0 { extra.append("\(notRTP) not RTP") }
         if resets > 0 { extra.append("\(resets) resets") }
+        if disconnects > 0 { extra.append("\(disconnects) disconnects") }
+        if disallowed > 0 { extra.append("\(disallowed) from disallowed senders") }
         if skippedBeforeRandomAccess > 0 { extra.append("\(skippedBeforeRandomAccess) skipped before a random access point") }
         if concealedFrames > 0 { extra.append("\(concealedFrames) concealed") }
         if damagedAccessUnits > 0 { extra.append("\(damagedAccessUnits) damaged AUs") }

@@ -53,6 +53,8 @@ public struct ReceiverOptions: Sendable {
     /// Cap on picture size from an SPS, luma samples.
     public var maxPictureWidth = 8192
     public var maxPictureHeight = 4320
+    /// Senders accepted (`--allow-from`); empty = everyone.
+    public var allowFrom: [AddressPrefix] = []
     /// UDP receive buffer to ask the kernel for, bytes.
     public var udpReceiveBufferBytes = 8 << 20
 

@@ -28,7 +28,7 @@ public final class StreamSender {
         self.mtu = max(16, min(mtu, UDPSource.maxDatagramBytes))
         label = destination.description
         switch destination {
-        case .udp(let host, let port):
+        case .udp(let host, let port, _):
             isUDP = true
             let addrs = try SocketAddress.resolve(host: host ?? "127.0.0.1", port: port, socketType: Int32(SOCK_DGRAM.rawValue), passive: false)
             guard let (family, addr) = addrs.first else { throw SourceError.open("\(label): no address") }

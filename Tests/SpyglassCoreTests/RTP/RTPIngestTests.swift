@@ -73,7 +73,7 @@ final class RTPIngestTests: XCTestCase {
             for u in sets { agg += [UInt8(u.count >> 8), UInt8(u.count & 0xFF)] + u }
             var p = RTPPacketizer(codec: codec, ssrc: 0x1234_5678, firstSequenceNumber: 65_499, mtu: 1200)
             let first = [RTPPacket.build(marker: false, payloadType: 96, sequenceNumber: 65_499, timestamp: 0, ssrc: 0x1234_5678, payload: agg)]
-                + p.packetize(rest, timestamp90kHz: 0).map { d -> [UInt8] in var d = d; return d }
+                + p.packetize(rest, timestamp90kHz: 0)
             // Renumber everything after the aggregate consecutively.
             var seq: UInt16 = 65_499
             groups[0] = first

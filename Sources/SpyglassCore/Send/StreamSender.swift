@@ -28,7 +28,7 @@ public final class StreamSender {
         self.mtu = max(16, min(mtu, UDPSource.maxDatagramBytes))
         label = destination.description
         switch destination {
-        case .udp(let host, let port, _):
+        case .udp(let host, let port, let iface):
             isUDP = true
             let addrs = try SocketAddress.resolve(host: host ?? "127.0.0.1", port: port, socketType: Int32(SOCK_DGRAM.rawValue), passive: false)
             guard let (family, addr) = addrs.first else { throw SourceError.open("\(label): no address") }
@@ -37,6 +37,15 @@ public final class StreamSender {
             var buf: Int32 = 4 << 20
             setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, socklen_t(MemoryLayout<Int32>.size))
             address = addr
+            if let group = host.flatMap({ AddressPrefix($0) }), group.bytes.count == 4, group.bytes[0] & 0xF0 == 0xE0 {
+                // Multicast: one hop by default; `?iface=ADDR` picks the outgoing interface.
+                var ttl: UInt8 = 1
+                setsockopt(fd, Int32(IPPROTO_IP), IP_MULTICAST_TTL, &ttl, 1)
+                if let iface, let a = AddressPrefix(iface), a.bytes.count == 4 {
+                    var ifaddr = a.bytes.withUnsafeBytes { $0.load(as: in_addr.self) }
+                    setsockopt(fd, Int32(IPPROTO_IP), IP_MULTICAST_IF, &ifaddr, socklen_t(MemoryLayout<in_addr>.size))
+                }
+            }
         case .tcpConnect(let host, let port):
             isUDP = false
             let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Int32(SOCK_STREAM.rawValue), passive: false)

@@ -1,0 +1,128 @@
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import SpyglassCore
+
+/// What real links do: senders that come and go, codec switches, multicast, senders to refuse.
+final class LinkBehaviourTests: XCTestCase {
+    private func rssKiB() -> Int {
+        let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = text.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    }
+
+    func testCodecSwitchOnTheSameInputIsFollowed() throws {
+        let parts = ["test/h264-baseline.h264", "test/h265-main.h265", "test/h264-aud.h264"].map(Fixtures.capture)
+        var stream: [UInt8] = []
+        var expected: [Fixtures.FrameHash] = []
+        for p in parts { stream += try Fixtures.bytes(p); expected += try Fixtures.ffmpegFrameMD5(p) }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("switch-\(getpid()).bin")
+        try Data(stream).write(to: url)
+        let r = try Harness.decodeFile(url.path)
+        XCTAssertEqual(r.hashes, expected)
+        XCTAssertEqual(r.summary.resets, 2, "two codec changes followed")
+        XCTAssertEqual(r.summary.decodeErrors, 0)
+    }
+
+    func testTCPListenerAcceptsTheNextSender() throws {
+        let path = Fixtures.capture("test/h264-aud.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let source = try TCPSource(listenOn: "127.0.0.1", port: 0)
+        let h = Harness(source: source, options: Harness.liveOptions(frames: 2 * expected.count, idleFlushMicros: 1_000))
+        h.start()
+        for _ in 0..<2 {
+            let fd = Sender.tcpConnect(port: source.listeningPort)
+            Sender.tcpWrite(fd: fd, chunks: Sender.randomCuts(try Fixtures.bytes(path), sizes: 100...5000, seed: 4))
+            usleep(300_000)
+        }
+        let r = h.finish()
+        XCTAssertEqual(r.hashes, expected + expected)
+        XCTAssertEqual(r.summary.connections, 2)
+        XCTAssertGreaterThanOrEqual(r.summary.disconnects, 1)
+        XCTAssertEqual(r.summary.resets, 1)
+    }
+
+    func testTCPClientReconnectsWhenTheSenderComesBack() throws {
+        let path = Fixtures.capture("test/h264-aud.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let (lfd, port) = Sender.tcpListener()
+        let bytes = try Fixtures.bytes(path)
+        let sender = Thread {
+            for _ in 0..<2 {
+                let c = accept(lfd, nil, nil)
+                Sender.tcpWrite(fd: c, chunks: Sender.randomCuts(bytes, sizes: 100...5000, seed: 6))
+            }
+            close(lfd)
+        }
+        sender.start()
+        let source = try TCPSource(connectTo: "127.0.0.1", port: port)
+        let h = Harness(source: source, options: Harness.liveOptions(frames: 2 * expected.count, idleFlushMicros: 1_000))
+        h.start()
+        let r = h.finish()
+        XCTAssertEqual(r.hashes, expected + expected)
+        XCTAssertEqual(r.summary.connections, 2)
+    }
+
+    func testATCPSenderThatRestartsAHundredTimesKeepsMemoryFlat() throws {
+        let path = Fixtures.capture("test/h264-aud.h264")
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
+        let chunk = Array(aus.prefix(5).joined())
+        let source = try TCPSource(listenOn: "127.0.0.1", port: 0)
+        var o = Harness.liveOptions(frames: 100 * 5, idleFlushMicros: 1_000)
+        o.timeoutSeconds = 5
+        let h = Harness(source: source, options: o)
+        h.start()
+        var rssAfter10 = 0
+        for i in 0..<100 {
+            let fd = Sender.tcpConnect(port: source.listeningPort)
+            Sender.tcpWrite(fd: fd, chunks: [chunk])
+            usleep(30_000)
+            if i == 10 { rssAfter10 = rssKiB() }
+        }
+        let r = h.finish()
+        XCTAssertEqual(r.summary.connections, 100)
+        XCTAssertEqual(r.hashes.count, 500, "every restart's 5 pictures decoded")
+        let growth = rssKiB() - rssAfter10
+        XCTAssertLessThan(growth, 20_000, "RSS grew \(growth) KiB over 90 restarts")
+    }
+
+    func testAllowFromDropsAndCountsOtherSenders() throws {
+        let path = Fixtures.capture("test/h264-aud.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
+        for (allow, shouldPass) in [("127.0.0.0/8", true), ("10.0.0.0/8", false), ("::1", false)] {
+            let source = try UDPSource(host: "127.0.0.1", port: 0, allowFrom: [AddressPrefix(allow)!])
+            var o = Harness.liveOptions(frames: expected.count, idleFlushMicros: 1_000)
+            o.timeoutSeconds = 1
+            let h = Harness(source: source, options: o)
+            h.start()
+            Sender.udp(port: source.boundPort, datagrams: aus, pauseMicros: { _ in 1_000 })
+            let r = h.finish()
+            if shouldPass {
+                XCTAssertEqual(r.hashes, expected, allow)
+                XCTAssertEqual(r.summary.disallowed, 0)
+            } else {
+                XCTAssertEqual(r.hashes.count, 0, allow)
+                XCTAssertEqual(r.summary.disallowed, aus.count, allow)
+            }
+        }
+        XCTAssertNil(AddressPrefix("not-an-address"))
+        XCTAssertTrue(AddressPrefix("192.168.1.0/24")!.contains([192, 168, 1, 77]))
+        XCTAssertFalse(AddressPrefix("192.168.1.0/24")!.contains([192, 168, 2, 77]))
+    }
+
+    func testMulticastGroupOnLoopback() throws {
+        // TTL 1 and the loopback interface: nothing leaves the machine.
+        let path = Fixtures.capture("test/h264-aud.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let port = UInt16(20_000 + Int(getpid() % 20_000))
+        let source = try UDPSource(host: "239.77.0.1", port: port, multicastInterface: "127.0.0.1")
+        let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 1_000))
+        h.start()
+        let sender = try StreamSender(destination: .udp(host: "239.77.0.1", port: port, interface: "127.0.0.1"))
+        for au in Sender.accessUnits(of: try Fixtures.bytes(path)) { sender.send(au); usleep(1_000) }
+        let r = h.finish()
+        XCTAssertEqual(r.hashes, expected)
+    }
+}

@@ -26,6 +26,8 @@ public final class Receiver: @unchecked Sendable {
     private var damagedAUs = 0
     private var resets = 0
     private var disconnects = 0
+    private var loggedWaitingForParameterSets = false
+    private var accessUnitsWithoutParameterSets = 0
     private var lastChangeCount = 0
     private var decodeMicros: [UInt64] = []
     private var started = MonotonicClock.nowMicros()
@@ -303,6 +305,15 @@ public final class Receiver: @unchecked Sendable {
             if au.damaged { decoder.noteDamage() }
             return
         }
+        // Joined a stream whose parameter sets came before we did: wait for them, quietly.
+        if let store = assembler?.parameterSets, store.sps.isEmpty || store.pps.isEmpty {
+            if !loggedWaitingForParameterSets {
+                Log.info("waiting for parameter sets (SPS/PPS\(au.codec == .h265 ? "/VPS" : "")) before decoding; use --sdp if the sender sends them only once")
+                loggedWaitingForParameterSets = true
+            }
+            accessUnitsWithoutParameterSets += 1
+            return
+        }
         guard gate.admit(accessUnit: au, nowMicros: MonotonicClock.nowMicros()) else { return }
         if !source.isLive && !options.untimed {
             if pacer == nil {
@@ -381,7 +392,7 @@ public final class Receiver: @unchecked Sendable {
         s.resets = resets
         s.disconnects = disconnects
         s.disallowed = sc.disallowed
-        s.skippedBeforeRandomAccess = gate.skipped
+        s.skippedBeforeRandomAccess = gate.skipped + accessUnitsWithoutParameterSets
         s.damagedAccessUnits = damagedAUs
         if final && !decodeMicros.isEmpty {
             let sorted = decodeMicros.sorted()

@@ -86,7 +86,7 @@ final class Harness: @unchecked Sendable {
 /// Sends test data to 127.0.0.1 over UDP or TCP.
 enum Sender {
     /// One UDP datagram per element of `datagrams`, to 127.0.0.1:port, optionally pausing.
-    static func udp(port: UInt16, datagrams: [[UInt8]], pauseMicros: (Int) -> Int = { _ in 0 }) {
+    static func udp(port: UInt16, datagrams: [[UInt8]], pauseMicros: (Int) -> Int = { _ in 0 }, yieldEvery: Int = 64) {
         let s = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(s) }
         var addr = sockaddr_in()
@@ -102,7 +102,7 @@ enum Sender {
                 }
             }
             // Loopback has no pacing: yield now and then so the receiver keeps up.
-            if i % 64 == 63 { usleep(1000) }
+            if yieldEvery > 0 && i % yieldEvery == yieldEvery - 1 { usleep(1000) }
         }
     }
 

@@ -1,0 +1,133 @@
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import SpyglassCore
+
+/// Joining late, parameter sets that came before us, bursts, and broken tails.
+final class JoinAndDamageTests: XCTestCase {
+    private func units(of au: [UInt8]) -> [[UInt8]] {
+        var s = AnnexBScanner()
+        var out: [[UInt8]] = []
+        s.push(au, arrivalMicros: 0) { out.append($0.bytes) }
+        s.flush(atMicros: 0, reason: .endOfStream) { out.append($0.bytes) }
+        return out
+    }
+
+    func testHEVCOpenGOPJoinedAtACRADropsItsRASLPictures() throws {
+        let path = Fixtures.capture("test/h265-opengop.h265")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
+        // The second CRA (type 21) in decode order.
+        let cras = aus.indices.filter { i in units(of: aus[i]).contains { ($0[0] >> 1) & 0x3F == 21 } }
+        XCTAssertGreaterThanOrEqual(cras.count, 2)
+        let join = cras[0]
+        let hasRASL = aus[(join + 1)...].prefix(4).contains { au in units(of: au).contains { [8, 9].contains(($0[0] >> 1) & 0x3F) } }
+        XCTAssertTrue(hasRASL, "the capture has RASL pictures after its CRA")
+        var p = RTPPacketizer(codec: .h265, ssrc: 7, mtu: 1200)
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        var o = Harness.liveOptions(frames: 1000, idleFlushMicros: 0)
+        o.timeoutSeconds = 1
+        let h = Harness(source: source, options: o)
+        h.start()
+        for (i, au) in aus.enumerated().dropFirst(join) {
+            Sender.udp(port: source.boundPort, datagrams: p.packetize(units(of: au), timestamp90kHz: UInt32(i * 3000)))
+            usleep(2_000)
+        }
+        let r = h.finish()
+        XCTAssertGreaterThan(r.hashes.count, 20)
+        XCTAssertEqual(r.hashes, Array(expected.suffix(r.hashes.count)), "every picture shown is right: no RASL garbage")
+        XCTAssertEqual(r.summary.decodeErrors, 0)
+    }
+
+    /// SPS/PPS only at the very start; a receiver that joins later waits quietly, and starts at
+    /// the next IDR once it has them (here from an SDP's sprop-parameter-sets).
+    func testParameterSetsSentOnceThenAJoin() throws {
+        let path = Fixtures.capture("test/h264-baseline.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
+        let first = units(of: aus[0])
+        let sets = first.filter { [7, 8].contains($0[0] & 0x1F) }
+        let stripped = aus.map { au in units(of: au).filter { ![7, 8].contains($0[0] & 0x1F) } }
+        for withSDP in [false, true] {
+            var o = Harness.liveOptions(frames: 1000, idleFlushMicros: 0)
+            o.timeoutSeconds = 1
+            if withSDP {
+                let b64 = sets.map { Data($0).base64EncodedString() }.joined(separator: ",")
+                o.sdp = SessionDescription(text: "m=video 5600 RTP/AVP 96\na=rtpmap:96 H264/90000\na=fmtp:96 packetization-mode=1; sprop-parameter-sets=\(b64)\n")
+                XCTAssertEqual(o.sdp?.parameterSets.count, 2)
+            }
+            var p = RTPPacketizer(codec: .h264, ssrc: 9, mtu: 1200)
+            let source = try UDPSource(host: "127.0.0.1", port: 0)
+            let h = Harness(source: source, options: o)
+            h.start()
+            for (i, u) in stripped.enumerated().dropFirst(5) {
+                Sender.udp(port: source.boundPort, datagrams: p.packetize(u, timestamp90kHz: UInt32(i * 3000)))
+                usleep(2_000)
+            }
+            let r = h.finish()
+            if withSDP {
+                XCTAssertEqual(r.hashes, Array(expected.dropFirst(30)), "decoding starts at the IDR at 30")
+            } else {
+                XCTAssertEqual(r.hashes.count, 0, "nothing to decode without parameter sets")
+                XCTAssertGreaterThan(r.summary.skippedBeforeRandomAccess, 30)
+                XCTAssertEqual(r.summary.decodeErrors, 0, "waiting is quiet: nothing sent to the decoder")
+            }
+        }
+    }
+
+    func testSEIWithEscapedStartCodeLikeBytesKeepsItsStampAndTheAccessUnits() throws {
+        let path = Fixtures.capture("test/h264-aud.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
+        // Time stamps whose bytes are 00 00 01 / 00 00 00 / 00 00 03 patterns before escaping.
+        let stamps: [UInt64] = (0..<aus.count).map { UInt64($0) | 0x0000_0100_0000_0000 | ($0 % 2 == 0 ? 0 : 0x0000_0000_0003_0000) }
+        let stamped = zip(aus, stamps).map { LiveSender.stamped($0, codec: .h264, captureMicros: $1) }
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 0))
+        h.start()
+        for d in stamped { Sender.udp(port: source.boundPort, datagrams: [d]); usleep(1_000) }
+        let r = h.finish()
+        XCTAssertEqual(r.hashes, expected)
+        XCTAssertEqual(r.summary.accessUnits, aus.count)
+        XCTAssertEqual(r.timings.map(\.captureWallMicros), stamps)
+    }
+
+    func testAKeyframeBurstLargerThanTheDefaultSocketBufferIsNotDropped() throws {
+        let path = Fixtures.capture("default-720p30.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let bytes = try Fixtures.bytes(path)
+        let defaultBuffer = Int((try? String(contentsOfFile: "/proc/sys/net/core/rmem_default", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "212992") ?? 212_992
+        XCTAssertGreaterThan(bytes.count, 2 * defaultBuffer, "the burst is larger than the default buffer")
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        XCTAssertGreaterThan(source.grantedReceiveBufferBytes, bytes.count, "a large receive buffer was granted")
+        let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count))
+        // All of it in one burst, before the receiver starts reading.
+        Sender.udp(port: source.boundPort, datagrams: Sender.randomCuts(bytes, sizes: 1400...1400, seed: 1), yieldEvery: 0)
+        h.start()
+        let r = h.finish()
+        XCTAssertEqual(r.hashes, expected)
+    }
+
+    func testZeroLengthOrTruncatedUnitAtTheEndOfAStream() throws {
+        let path = Fixtures.capture("test/h264-baseline.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let bytes = try Fixtures.bytes(path)
+        let aus = Sender.accessUnits(of: bytes)
+        let tmp = FileManager.default.temporaryDirectory
+        // A start code with nothing after it.
+        let zero = tmp.appendingPathComponent("zero-\(getpid()).h264")
+        try Data(bytes + [0, 0, 0, 1]).write(to: zero)
+        let r1 = try Harness.decodeFile(zero.path)
+        XCTAssertEqual(r1.hashes, expected)
+        XCTAssertEqual(r1.summary.zeroLengthNALUnits, 1)
+        // The last access unit cut in the middle of its slice.
+        let cut = tmp.appendingPathComponent("cut-\(getpid()).h264")
+        let head = Array(aus.dropLast().joined())
+        try Data(head + Array(aus.last!.prefix(aus.last!.count / 2))).write(to: cut)
+        let r2 = try Harness.decodeFile(cut.path)
+        XCTAssertEqual(Array(r2.hashes.prefix(expected.count - 1)), Array(expected.dropLast()))
+        XCTAssertLessThanOrEqual(r2.hashes.count, expected.count)
+    }
+}

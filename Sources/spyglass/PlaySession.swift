@@ -165,6 +165,10 @@ final class PlaySession: @unchecked Sendable {
             if now - lastTick > 100_000 {
                 onTick?()
                 lastTick = now
+                if showStats && !stalled {
+                    display.setOverlay(statsLines(receiver.summary))
+                    display.redraw()
+                }
                 if url.isLive {
                     let s = receiver.summary
                     if lastPresented == 0 {
@@ -188,6 +192,10 @@ final class PlaySession: @unchecked Sendable {
                 slot.close()
             case .toggleFullscreen?:
                 display.toggleFullscreen()
+            case .key(let sym)? where sym == Int32(UnicodeScalar("s").value):
+                showStats.toggle()
+                display.setOverlay(showStats ? statsLines(receiver.summary) : [])
+                display.redraw()
             case .redraw?:
                 display.redraw()
             default:
@@ -202,7 +210,7 @@ final class PlaySession: @unchecked Sendable {
                 guard display.present(frame) else { recorder?.record(frame, dropped: true); continue }
                 frame.timing.presentedMicros = MonotonicClock.nowMicros()
                 lastPresented = frame.timing.presentedMicros
-                if stalled { display.setOverlay([]); stalled = false; playing = false }
+                if stalled { display.setOverlay(showStats ? statsLines(receiver.summary) : []); stalled = false; playing = false }
                 recorder?.record(frame, dropped: false)
                 lock.lock(); displayed += 1; lock.unlock()
                 let fmt = "\(receiver.summary.codec ?? "") \(frame.width)x\(frame.height)"
@@ -248,6 +256,24 @@ final class PlaySession: @unchecked Sendable {
             Log.error("\(error)")
             return false
         }
+    }
+
+    private var showStats = false
+
+    /// The counters a person watching a link wants on screen (`s` toggles them).
+    private func statsLines(_ s: ReceiverSummary) -> [String] {
+        var lines = ["\(s.format ?? s.codec ?? "") · \(s.framesDecoded) decoded, \(s.framesDropped) dropped · decode p50 \(String(format: "%.1f", s.decodeMillisP50 ?? 0)) ms"]
+        if s.rtp {
+            lines.append("RTP: \(s.datagramsLost) lost, \(s.datagramsReordered) reordered, \(s.datagramsDuplicated) duplicated")
+        }
+        lines.append("damaged AUs \(s.damagedAccessUnits) · concealed \(s.concealedFrames) · decode errors \(s.decodeErrors) · resets \(s.resets)")
+        var refused: [String] = []
+        if s.disallowed > 0 { refused.append("\(s.disallowed) disallowed") }
+        if s.truncatedDatagrams > 0 { refused.append("\(s.truncatedDatagrams) truncated") }
+        if s.oversizeNALUnits + s.oversizeAccessUnits > 0 { refused.append("\(s.oversizeNALUnits + s.oversizeAccessUnits) oversize") }
+        if s.emptyDatagrams > 0 { refused.append("\(s.emptyDatagrams) empty") }
+        if !refused.isEmpty { lines.append(refused.joined(separator: " · ")) }
+        return lines
     }
 
     private func title(_ source: ByteSource, state: String) -> String {

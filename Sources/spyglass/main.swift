@@ -34,6 +34,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | 
   --max-au-mb N            largest access unit (default 32)
   --max-size WxH           largest picture accepted from an SPS (default 8192x4320)
   --quiet                  only errors and the summary
+Window keys: f fullscreen, s link statistics, q/Esc quit
   --verbose                also libavcodec's own warnings
 """
 

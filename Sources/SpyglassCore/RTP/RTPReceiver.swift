@@ -32,6 +32,7 @@ public struct RTPReceiver {
     private var depacketizer: (any PayloadDepacketizer)?
     private var counts = Counters()
     private var lastSSRC: UInt32?
+    private let codecGiven: Bool
 
     /// - Parameters:
     ///   - codec: known codec (from `--codec` or an SDP), or nil to detect it.
@@ -39,6 +40,7 @@ public struct RTPReceiver {
     ///   - reorderWindowMicros: jitter-buffer wait for a missing packet (0 = none).
     public init(codec: VideoCodec?, payloadType: UInt8? = nil, reorderWindowMicros: UInt64 = 0) {
         self.codec = codec
+        self.codecGiven = codec != nil
         self.payloadType = payloadType
         self.reorder = ReorderBuffer(windowMicros: reorderWindowMicros)
         if let codec { depacketizer = Self.make(codec) }
@@ -61,16 +63,18 @@ public struct RTPReceiver {
             guard let p = try? RTPPacket(datagram: datagram[...]) else { counts.notRTP += 1; return }
             held.append((datagram, arrivalMicros))
             if held.count > 256 { held.removeFirst() }
-            if let c = detector.observe(p.payload) {
-                codec = c
-                depacketizer = Self.make(c)
-                let replay = held
-                held.removeAll()
-                for (d, t) in replay { process(d, arrivalMicros: t, emit: emit) }
-            }
+            if let c = detector.observe(p.payload) { redetected(c, emit: emit) }
             return
         }
         process(datagram, arrivalMicros: arrivalMicros, emit: emit)
+    }
+
+    private mutating func redetected(_ c: VideoCodec, emit: (Event) -> Void) {
+        codec = c
+        depacketizer = Self.make(c)
+        let replay = held
+        held.removeAll()
+        for (d, t) in replay { process(d, arrivalMicros: t, emit: emit) }
     }
 
     /// Releases packets the reorder window no longer waits for.
@@ -96,6 +100,16 @@ public struct RTPReceiver {
         case .restart:
             depacketizer?.reset()
             emit(.restart(reason: String(format: "sender restart (SSRC %08x, sequence %d)", p.ssrc, p.sequenceNumber)))
+            if !codecGiven {
+                // A new sender may use the other codec: detect it again from its first packets.
+                codec = nil
+                detector = RTPCodecDetector()
+                tracker.forgetStream()
+                held = [(Array(RTPPacket.build(marker: p.marker, payloadType: p.payloadType, sequenceNumber: p.sequenceNumber,
+                                                timestamp: p.timestamp, ssrc: p.ssrc, payload: Array(p.payload))), arrivalMicros)]
+                if let c = detector.observe(p.payload) { redetected(c, emit: emit) }
+                return
+            }
         case .accept(let gap):
             if gap > 0 {
                 lossBefore = true

@@ -19,8 +19,10 @@ public struct ReorderBuffer {
     public mutating func push(_ p: RTPPacket, arrivalMicros: UInt64) -> [(RTPPacket, UInt64)] {
         guard windowMicros > 0 else { return [(p, arrivalMicros)] }
         guard let expected = next else {
-            next = p.sequenceNumber &+ 1
-            return [(p, arrivalMicros)]
+            // The first packets of a stream may themselves be out of order: hold them one window,
+            // then start from the lowest sequence number seen.
+            held[p.sequenceNumber] = (p, arrivalMicros)
+            return release(now: arrivalMicros)
         }
         let delta = Int(Int16(bitPattern: p.sequenceNumber &- expected))
         if delta < 0 || delta > 3000 {
@@ -35,6 +37,12 @@ public struct ReorderBuffer {
     /// Releases what has waited long enough (call on idle ticks too).
     public mutating func release(now: UInt64) -> [(RTPPacket, UInt64)] {
         var out: [(RTPPacket, UInt64)] = []
+        if next == nil {
+            guard let oldest = held.values.min(by: { $0.1 < $1.1 }) else { return out }
+            guard now >= oldest.1 + windowMicros || held.count >= capacity else { return out }
+            let ref = oldest.0.sequenceNumber
+            next = held.keys.min { Int16(bitPattern: $0 &- ref) < Int16(bitPattern: $1 &- ref) }
+        }
         while let expected = next {
             if let p = held.removeValue(forKey: expected) {
                 out.append(p)

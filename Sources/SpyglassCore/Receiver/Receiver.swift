@@ -61,7 +61,9 @@ public final class Receiver: @unchecked Sendable {
         defer { publish(final: true) }
 
         loop: while !stop.isSet {
-            let timeout = (!flushedSinceData && idle > 0) ? idle : pollMicros
+            var timeout = (!flushedSinceData && idle > 0) ? idle : pollMicros
+            // A jitter buffer releases held packets on time, not on the next poll.
+            if ingest == .rtp && options.reorderWindowMicros > 0 { timeout = min(timeout, max(500, options.reorderWindowMicros / 4)) }
             let event = try buffer.withUnsafeMutableBytes { try source.read(into: $0, timeoutMicros: timeout) }
             switch event {
             case .data(let count, let arrival, let truncated):

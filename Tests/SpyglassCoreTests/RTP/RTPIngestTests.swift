@@ -193,4 +193,39 @@ final class RTPIngestTests: XCTestCase {
         XCTAssertNotEqual(r.hashes[5], expected[5], "frame 5 is concealed, not the original")
         XCTAssertEqual(Array(r.hashes.suffix(15)), Array(expected.suffix(15)), "clean again from the IDR at 30")
     }
+
+    func testASenderRestartWithTheOtherCodecIsFollowed() throws {
+        let a = Fixtures.capture("test/h264-aud.h264"), b = Fixtures.capture("test/h265-main.h265")
+        let expected = try Fixtures.ffmpegFrameMD5(a) + Fixtures.ffmpegFrameMD5(b)
+        let groups = try Self.rtpPackets(a, codec: .h264, ssrc: 1, firstSeq: 10) + Self.rtpPackets(b, codec: .h265, ssrc: 2, firstSeq: 5000)
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 0))
+        h.start()
+        for g in groups { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+        let r = h.finish()
+        XCTAssertEqual(r.hashes, expected)
+        XCTAssertEqual(r.summary.codec, "H.265")
+    }
+
+    func testReorderWindowPutsPacketsBackInOrder() throws {
+        let path = Fixtures.capture("test/h264-high-4slices.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        var rng = SeededRandom(seed: 11)
+        // Swap neighbours inside each access unit's packets (keep the marker packet last).
+        let groups = try Self.rtpPackets(path, codec: .h264, mtu: 400).map { g -> [[UInt8]] in
+            var g = g
+            var i = 0
+            while i + 2 < g.count { if rng.next(in: 0...2) == 0 { g.swapAt(i, i + 1); i += 2 } else { i += 1 } }
+            return g
+        }
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        var o = Harness.liveOptions(frames: expected.count, idleFlushMicros: 0)
+        o.reorderWindowMicros = 20_000
+        let h = Harness(source: source, options: o)
+        h.start()
+        for g in groups { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+        let r = h.finish()
+        XCTAssertEqual(r.hashes, expected)
+        XCTAssertEqual(r.summary.datagramsLost, 0)
+    }
 }

@@ -125,4 +125,39 @@ final class LinkBehaviourTests: XCTestCase {
         let r = h.finish()
         XCTAssertEqual(r.hashes, expected)
     }
+
+    /// A 10x flood of garbage on the port while a stream plays: memory stays bounded, the flood
+    /// is counted, and once it ends the picture is right again from the next IDR.
+    func testFloodKeepsMemoryBoundedAndThePictureReturns() throws {
+        let path = Fixtures.capture("test/h264-baseline.h264")    // IDR at 0 and 30
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        var o = Harness.liveOptions(frames: 1000, idleFlushMicros: 1_000)
+        o.timeoutSeconds = 1
+        let h = Harness(source: source, options: o)
+        h.start()
+        let before = rssKiB()
+        var rng = SeededRandom(seed: 99)
+        for (i, au) in aus.enumerated() {
+            if (5..<25).contains(i) {
+                // Ten times the stream's bytes of random datagrams around each access unit.
+                var garbage: [[UInt8]] = []
+                var total = 0
+                while total < 10 * au.count {
+                    let n = rng.next(in: 1...1400)
+                    garbage.append((0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
+                    total += n
+                }
+                Sender.udp(port: source.boundPort, datagrams: garbage, yieldEvery: 0)
+            }
+            Sender.udp(port: source.boundPort, datagrams: [au])
+            usleep(5_000)
+        }
+        let r = h.finish()
+        let growth = rssKiB() - before
+        XCTAssertLessThan(growth, 150_000, "RSS grew \(growth) KiB during the flood")
+        XCTAssertGreaterThan(r.summary.junkBytes + r.summary.invalidNALUnits + r.summary.decodeErrors, 0, "the flood was seen and counted")
+        XCTAssertEqual(Array(r.hashes.suffix(15)), Array(expected.suffix(15)), "clean again from the IDR after the flood")
+    }
 }

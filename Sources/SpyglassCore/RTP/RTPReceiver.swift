@@ -33,6 +33,8 @@ public struct RTPReceiver {
     private var counts = Counters()
     private var lastSSRC: UInt32?
     private let codecGiven: Bool
+    private var lastTimestamp: UInt32?
+    private var lastHadMarker = true
 
     /// - Parameters:
     ///   - codec: known codec (from `--codec` or an SDP), or nil to detect it.
@@ -116,6 +118,12 @@ public struct RTPReceiver {
                 emit(.loss(packets: gap))
             }
         }
+        // A new RTP timestamp is a new picture: the previous one ended even if its marker was lost.
+        if let last = lastTimestamp, last != p.timestamp, !lastHadMarker {
+            emit(.endOfAccessUnit(atMicros: arrivalMicros))
+        }
+        lastTimestamp = p.timestamp
+        lastHadMarker = p.marker
         guard var d = depacketizer else { return }
         d.push(p.payload, arrivalMicros: arrivalMicros, lossBefore: lossBefore) { emit(.unit($0)) }
         depacketizer = d

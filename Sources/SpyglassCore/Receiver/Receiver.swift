@@ -61,7 +61,10 @@ public final class Receiver: @unchecked Sendable {
         defer { publish(final: true) }
 
         loop: while !stop.isSet {
-            var timeout = (!flushedSinceData && idle > 0) ? idle : pollMicros
+            // With RTP the marker bit (or a new timestamp) ends each picture exactly; the idle
+            // flush is only the last resort for a marker lost at the end of a burst.
+            let idleNow = ingest == .rtp && idle > 0 ? max(idle, 50_000) : idle
+            var timeout = (!flushedSinceData && idleNow > 0) ? idleNow : pollMicros
             // A jitter buffer releases held packets on time, not on the next poll.
             if ingest == .rtp && options.reorderWindowMicros > 0 { timeout = min(timeout, max(500, options.reorderWindowMicros / 4)) }
             let event = try buffer.withUnsafeMutableBytes { try source.read(into: $0, timeoutMicros: timeout) }
@@ -101,7 +104,7 @@ public final class Receiver: @unchecked Sendable {
                 var events: [RTPReceiver.Event] = []
                 rtp?.tick(nowMicros: now) { events.append($0) }
                 for e in events { handle(rtpEvent: e, sink: sink) }
-                if !flushedSinceData && idle > 0 && now >= lastDataMicros + UInt64(idle) {
+                if !flushedSinceData && idleNow > 0 && now >= lastDataMicros + UInt64(idleNow) {
                     if ingest != .rtp { scanner.flush(atMicros: now, reason: .idle) { handle(unit: $0, sink: sink) } }
                     if let au = assembler?.flush(atMicros: now, reason: .idleGap) { handle(au: au, sink: sink) }
                     flushedSinceData = true

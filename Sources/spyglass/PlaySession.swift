@@ -65,7 +65,8 @@ final class PlaySession: @unchecked Sendable {
             } else {
                 do {
                     display = try SDLDisplay(title: title(source, state: "waiting"), width: options.windowSize?.width ?? 960,
-                                             height: options.windowSize?.height ?? 540, vsync: options.vsync)
+                                             height: options.windowSize?.height ?? 540, vsync: options.vsync,
+                                             position: options.windowPosition)
                     display?.captureReadback = options.snapshotPath != nil
                     display?.showMessage(["Waiting for video…", "from \(source.label)"])
                     Log.info("window open (SDL renderer: \(display!.rendererName))")

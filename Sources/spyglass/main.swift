@@ -30,6 +30,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | 
   --latency-log FILE       per-frame timing, .csv or .jsonl (dropped frames included, marked)
   --snapshot FILE.ppm      save the window's last presented picture (read back)
   --window-size WxH        initial window size (default: the video's size)
+  --window-pos X,Y         window position on the screen
   --vsync                  wait for vblank on present (off by default)
   --max-au-mb N            largest access unit (default 32)
   --max-size WxH           largest picture accepted from an SPS (default 8192x4320)
@@ -119,6 +120,13 @@ func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
         case "--latency-log": o.latencyLogPath = try a.value(arg)
         case "--snapshot": o.snapshotPath = try a.value(arg)
         case "--vsync": o.vsync = true
+        case "--window-pos":
+            let v = try a.value(arg)
+            let parts = v.split(separator: ",").compactMap { Int($0) }
+            guard parts.count == 2, (0...16384).contains(parts[0]), (0...16384).contains(parts[1]) else {
+                throw CLIError.usage("--window-pos: '\(v)' (use X,Y)")
+            }
+            o.windowPosition = (parts[0], parts[1])
         case "--window-size":
             let v = try a.value(arg)
             let parts = v.split(separator: "x").compactMap { Int($0) }

@@ -64,14 +64,17 @@ public final class SDLDisplay {
     ///   - vsync: wait for vertical blank on present (off by default: latency).
     ///   - fontPath: TrueType font for status text (DejaVu Sans by default; text is skipped if missing).
     /// - Throws: ``DisplayError`` when SDL cannot open a window (no display and no driver).
+    ///   - position: window position on the screen (nil = let the window system choose).
     public init(title: String, width: Int = 960, height: Int = 540, vsync: Bool = false,
+                position: (x: Int, y: Int)? = nil,
                 fontPath: String = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf") throws {
         SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "1")
         SDL_SetHint(SDL_HINT_RENDER_VSYNC, vsync ? "1" : "0")
         SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "linear")
         guard SDL_Init(SDL_INIT_VIDEO) == 0 else { throw DisplayError.sdl(String(cString: SDL_GetError())) }
         if Self.wakeEventType == 0 { Self.wakeEventType = SDL_RegisterEvents(1) }
-        window = SDL_CreateWindow(title, spy_sdl_windowpos_undefined(), spy_sdl_windowpos_undefined(),
+        window = SDL_CreateWindow(title, position.map { Int32($0.x) } ?? spy_sdl_windowpos_undefined(),
+                                  position.map { Int32($0.y) } ?? spy_sdl_windowpos_undefined(),
                                   Int32(width), Int32(height),
                                   SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue)
         guard window != nil else { throw DisplayError.sdl(String(cString: SDL_GetError())) }

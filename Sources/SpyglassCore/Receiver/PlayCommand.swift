@@ -16,6 +16,8 @@ public struct PlayOptions: Sendable {
     public var showDamaged = true
     /// Initial window size; nil = 960x540, then the video's size when the first frame comes.
     public var windowSize: (width: Int, height: Int)?
+    /// Window position on the screen; nil = chosen by the window system.
+    public var windowPosition: (x: Int, y: Int)?
     public var quiet = false
     /// Per-frame timing log (`.csv` or `.jsonl`).
     public var latencyLogPath: String?

@@ -52,8 +52,9 @@ public final class Receiver: @unchecked Sendable {
     public func run(sink: (DecodedFrame) -> Void) throws {
         started = MonotonicClock.nowMicros()
         var buffer = [UInt8](repeating: 0, count: UDPSource.maxDatagramBytes + 1)
-        var idle = source.isLive || options.idleFlushMicros > 0 && isPipe(source) ? options.idleFlushMicros : 0
+        var policy = IdleFlushPolicy(baseMicros: source.isLive || isPipe(source) ? options.idleFlushMicros : 0)
         var premature = 0
+        var flushes = 0
         var flushedSinceData = true
         var lastDataMicros = MonotonicClock.nowMicros()
         let pollMicros = 50_000
@@ -63,6 +64,7 @@ public final class Receiver: @unchecked Sendable {
         loop: while !stop.isSet {
             // With RTP the marker bit (or a new timestamp) ends each picture exactly; the idle
             // flush is only the last resort for a marker lost at the end of a burst.
+            let idle = policy.thresholdMicros(datagrams: source.deliversDatagrams)
             let idleNow = ingest == .rtp && idle > 0 ? max(idle, 50_000) : idle
             var timeout = (!flushedSinceData && idleNow > 0) ? idleNow : pollMicros
             // A jitter buffer releases held packets on time, not on the next poll.
@@ -72,6 +74,7 @@ public final class Receiver: @unchecked Sendable {
             case .data(let count, let arrival, let truncated):
                 lastDataMicros = arrival
                 flushedSinceData = false
+                if source.deliversDatagrams { policy.noteDatagram(size: count) }
                 if ingest == .undecided { decideIngest(Array(buffer[0..<min(count, 64)])) }
                 if ingest == .rtp {
                     let datagram = Array(buffer[0..<count])
@@ -88,12 +91,14 @@ public final class Receiver: @unchecked Sendable {
                     }
                     if truncated { scanner.markDamaged() }
                     if scanner.counters.prematureIdleFlushes != premature {
-                        // The sender pauses inside NAL units for longer than the idle time: learn it.
+                        // The sender paused inside a NAL unit for longer than the idle time: learn it.
                         premature = scanner.counters.prematureIdleFlushes
-                        let raised = min(50_000, idle * 2 + 1_000)
-                        if raised != idle {
-                            Log.info(String(format: "an idle flush cut a NAL unit (the sender paused inside it): idle flush now %.1f ms", Double(raised) / 1000))
-                            idle = raised
+                        let raised = policy.noteCut()
+                        Log.info(String(format: "an idle flush cut a NAL unit (the sender paused inside it): idle flush now %.1f ms", Double(raised) / 1000))
+                    } else if scanner.counters.idleFlushes != flushes {
+                        flushes = scanner.counters.idleFlushes
+                        if let lowered = policy.noteCleanFlush() {
+                            Log.info(String(format: "idle flush back to %.1f ms", Double(lowered) / 1000))
                         }
                     }
                 }

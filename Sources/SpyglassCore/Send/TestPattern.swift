@@ -1,6 +1,7 @@
 /// Draws the live test pattern into a yuv420p picture: a moving gradient and a bouncing box
 /// (motion to encode), the frame number in large digits, and the capture instant as a
-/// ``TimeCode`` strip across the top.
+/// ``TimeCode`` strip across the top and again across the bottom: an observer that reads both
+/// and finds them equal knows the whole picture is the right one, not a half-decoded one.
 public struct TestPattern {
     public let width: Int
     public let height: Int
@@ -20,7 +21,7 @@ public struct TestPattern {
         let shift = index * 4
         for row in 0..<height {
             let line = y + row * yStride
-            if row < strip + 4 {
+            if row < strip + 4 || row >= height - strip - 4 {
                 line.update(repeating: 16, count: width)
                 continue
             }
@@ -35,14 +36,15 @@ public struct TestPattern {
         }
         // A bouncing white box.
         let box = max(8, height / 8)
-        let travelX = max(1, width - box), travelY = max(1, height - strip - 8 - box)
+        let travelX = max(1, width - box), travelY = max(1, height - 2 * (strip + 8) - box)
         let bx = bounce(index * 7, travelX), by = strip + 8 + bounce(index * 5, travelY)
         for row in by..<min(height, by + box) { (y + row * yStride + bx).update(repeating: 235, count: box) }
         // Frame number.
         drawNumber(index, x: width / 20, y: strip + height / 12, scale: max(2, height / 60), plane: y, stride: yStride)
         TimeCode.draw(captureMicros, into: y, stride: yStride, x: 0, y: 0, width: width)
-        // Neutral chroma under the code, so colour never leaks into it.
-        for row in 0..<((strip + 1) / 2) {
+        TimeCode.draw(captureMicros, into: y, stride: yStride, x: 0, y: height - strip, width: width)
+        // Neutral chroma under the codes, so colour never leaks into them.
+        for row in Array(0..<((strip + 5) / 2)) + Array(((height - strip - 5) / 2)..<(height / 2)) {
             (u + row * uStride).update(repeating: 128, count: width / 2)
             (v + row * vStride).update(repeating: 128, count: width / 2)
         }

@@ -7,6 +7,7 @@ let usage = """
 usage: spyglass play SOURCE [options]
        spyglass send pattern|FILE DEST [options]     (spyglass send --help)
        spyglass bench [options]                      (spyglass bench --help)
+       spyglass probe SOURCE [--json]                (spyglass probe --help)
 
 SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | -
   --codec auto|h264|h265   codec (default auto: detected from the NAL headers)
@@ -181,8 +182,10 @@ do {
         exit(try runSend(argv))
     case "bench":
         exit(try runBench(argv))
+    case "probe":
+        exit(try runProbe(argv))
     case "-h", "--help", "help":
-        print(usage + "\n\n" + sendUsage + "\n\n" + benchUsage)
+        print(usage + "\n\n" + sendUsage + "\n\n" + benchUsage + "\n\n" + probeUsage)
     default:
         throw CLIError.usage("unknown command '\(command)'")
     }

@@ -11,6 +11,10 @@ public final class Receiver: @unchecked Sendable {
     public let options: ReceiverOptions
     /// Set from any thread to end ``run(sink:)`` soon (within one idle-poll period).
     public let stop = StopFlag()
+    /// Called on the receive thread with every completed access unit (before decoding), for probes.
+    public var accessUnitObserver: ((AccessUnit, ParameterSetStore) -> Void)?
+    /// Called on the receive thread with each datagram's (or read's) size, for probes.
+    public var datagramObserver: ((Int) -> Void)?
 
     private enum Ingest { case undecided, raw, rtp }
     private var ingest: Ingest = .undecided
@@ -75,6 +79,7 @@ public final class Receiver: @unchecked Sendable {
                 lastDataMicros = arrival
                 flushedSinceData = false
                 if source.deliversDatagrams { policy.noteDatagram(size: count) }
+                datagramObserver?(count)
                 if ingest == .undecided { decideIngest(Array(buffer[0..<min(count, 64)])) }
                 if ingest == .rtp {
                     let datagram = Array(buffer[0..<count])
@@ -308,6 +313,7 @@ public final class Receiver: @unchecked Sendable {
     }
 
     private func handle(au: AccessUnit, sink: (DecodedFrame) -> Void) {
+        if let observe = accessUnitObserver, let store = assembler?.parameterSets { observe(au, store) }
         guard let decoder, !reachedFrameLimit else { return }
         if au.damaged { damagedAUs += 1 }
         if perNAL {

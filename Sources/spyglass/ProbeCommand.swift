@@ -1,0 +1,77 @@
+import Foundation
+import SpyglassCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let probeUsage = """
+usage: spyglass probe SOURCE [--duration S] [--json] [--codec h264|h265] [--rtp|--raw]
+
+What a stream holds: codec, profile and level, size, bit depth and chroma, frame rate (VUI and
+measured), GOP (keyframe interval, recovery points, intra refresh, open GOP), slices per picture,
+B-frames and reorder depth, SEI types, time stamps, bitrate; for live sources datagram sizes and
+RTP loss; and every error found. Files are read to the end; live sources for --duration (5 s).
+"""
+
+func runProbe(_ argv: [String]) throws -> Int32 {
+    var a = Arguments(args: argv)
+    var options = ReceiverOptions()
+    options.untimed = true
+    var duration = 5.0
+    var json = false
+    var sourceText: String?
+    while let arg = a.next() {
+        switch arg {
+        case "--duration": duration = try a.number(arg, 0.1...86_400)
+        case "--json": json = true
+        case "--codec":
+            let v = try a.value(arg)
+            guard let c = VideoCodec(rawValue: v == "hevc" ? "h265" : v == "avc" ? "h264" : v) else { throw CLIError.usage("--codec: h264 or h265") }
+            options.codec = c
+        case "--rtp": options.transport = .rtp
+        case "--raw": options.transport = .raw
+        case "-h", "--help": print(probeUsage); return 0
+        default:
+            if arg.hasPrefix("--") { throw CLIError.usage("unknown option \(arg)\n\(probeUsage)") }
+            guard sourceText == nil else { throw CLIError.usage("more than one SOURCE") }
+            sourceText = arg
+        }
+    }
+    guard let sourceText else { throw CLIError.usage("probe needs a SOURCE\n\(probeUsage)") }
+    Log.setQuiet(true)
+    VideoDecoder.setLibraryLogging(verbose: false)
+    let url: SourceURL
+    let source: ByteSource
+    do {
+        url = try SourceURL(parsing: sourceText)
+        source = try openSource(url, options: options)
+    } catch {
+        Log.error("\(sourceText): \(error)")
+        return 1
+    }
+    if url.isLive { options.timeoutSeconds = duration }
+    let receiver = Receiver(source: source, options: options)
+    let lock = NSLock()
+    var probe = StreamProbe()
+    var sizes: [Int] = []
+    receiver.accessUnitObserver = { au, store in lock.lock(); probe.observe(au, store: store); lock.unlock() }
+    receiver.datagramObserver = { n in if sizes.count < 1_000_000 { sizes.append(n) } }
+    if url.isLive {
+        let stop = receiver.stop
+        DispatchQueue.global().asyncAfter(deadline: .now() + duration) { stop.set() }
+        FileHandle.standardError.write(Data("spyglass probe: reading \(source.label) for \(duration) s…\n".utf8))
+    }
+    do { try receiver.run { _ in } } catch { Log.error("\(error)"); return 1 }
+    lock.lock()
+    probe.finish(summary: receiver.summary, live: url.isLive, datagramSizes: sizes)
+    lock.unlock()
+    if json {
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try enc.encode(probe.report), as: UTF8.self))
+    } else {
+        print("\(source.label)")
+        print(probe.text)
+    }
+    return probe.report.accessUnits > 0 ? 0 : 1
+}

@@ -51,6 +51,14 @@ final class PlaySession: @unchecked Sendable {
         do { recorder = try LatencyRecorder(logPath: options.latencyLogPath) } catch { Log.error("\(error)"); return 1 }
         let receiver = Receiver(source: source, options: options.receiver)
         self.receiver = receiver
+        var flightRecorder: Recorder?
+        if let path = options.recordPath {
+            let r = Recorder(path: path, splitBytes: options.recordSplitBytes, splitMicros: options.recordSplitMicros)
+            flightRecorder = r
+            receiver.accessUnitObserver = { au, store in
+                r.record(au, parameterSets: store.allUnits, wallMicros: MonotonicClock.wallMicros())
+            }
+        }
         installSignalHandler(receiver)
 
         var display: SDLDisplay?
@@ -123,6 +131,12 @@ final class PlaySession: @unchecked Sendable {
         receiver.setDisplayCounts(displayed: displayed, dropped: slot.dropped + (leftover != nil ? 1 : 0) + hiddenDamaged)
         lock.unlock()
         recorder?.close()
+        if let rec = flightRecorder {
+            rec.close()
+            if rec.error == nil {
+                Log.info("recorded \(rec.accessUnits) access units, \(rec.bytes) bytes to \(rec.files.joined(separator: ", "))")
+            }
+        }
         let summary = receiver.summary
         fputs(summary.line + "\n", stderr)
         var status: Int32 = 0

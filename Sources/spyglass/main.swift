@@ -8,6 +8,7 @@ usage: spyglass play SOURCE [options]
        spyglass send pattern|FILE DEST [options]     (spyglass send --help)
        spyglass bench [options]                      (spyglass bench --help)
        spyglass probe SOURCE [--json]                (spyglass probe --help)
+       spyglass replay RECORDING [--speed X] [--loop] [--from S] [--to S] [play options]
 
 SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | -
   --codec auto|h264|h265   codec (default auto: detected from the NAL headers)
@@ -28,6 +29,9 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | 
   --threads N              decoder slice threads (default 1; never frame threads)
   --framemd5 FILE          one line per decoded frame, as `ffmpeg -f framemd5`
   --summary FILE           write the exit summary as JSON
+  --record PATH            record what arrives: PATH.h264/.h265 + .idx (crash-safe, replay with `spyglass replay`)
+  --record-split-mb N      start a new file after N MiB (each file starts at a keyframe)
+  --record-split-min M     start a new file after M minutes
   --latency-log FILE       per-frame timing, .csv or .jsonl (dropped frames included, marked)
   --snapshot FILE.ppm      save the window's last presented picture (read back)
   --window-size WxH        initial window size (default: the video's size)
@@ -118,6 +122,9 @@ func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
         case "--threads": o.receiver.decoderThreads = try a.integer(arg, 1...64)
         case "--framemd5": o.framemd5Path = try a.value(arg)
         case "--summary": o.summaryPath = try a.value(arg)
+        case "--record": o.recordPath = try a.value(arg)
+        case "--record-split-mb": o.recordSplitBytes = Int(try a.number(arg, 1...1_000_000) * 1_048_576)
+        case "--record-split-min": o.recordSplitMicros = UInt64(try a.number(arg, 0.05...100_000) * 60_000_000)
         case "--latency-log": o.latencyLogPath = try a.value(arg)
         case "--snapshot": o.snapshotPath = try a.value(arg)
         case "--vsync": o.vsync = true
@@ -184,6 +191,8 @@ do {
         exit(try runBench(argv))
     case "probe":
         exit(try runProbe(argv))
+    case "replay":
+        exit(try runReplay(argv))
     case "-h", "--help", "help":
         print(usage + "\n\n" + sendUsage + "\n\n" + benchUsage + "\n\n" + probeUsage)
     default:

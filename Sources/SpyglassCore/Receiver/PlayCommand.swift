@@ -19,6 +19,10 @@ public struct PlayOptions: Sendable {
     /// Window position on the screen; nil = chosen by the window system.
     public var windowPosition: (x: Int, y: Int)?
     public var quiet = false
+    /// Record what arrives here (`--record`), rotating by size or time.
+    public var recordPath: String?
+    public var recordSplitBytes = 0
+    public var recordSplitMicros: UInt64 = 0
     /// Per-frame timing log (`.csv` or `.jsonl`).
     public var latencyLogPath: String?
     public var verbose = false

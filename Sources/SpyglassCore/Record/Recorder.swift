@@ -1,0 +1,179 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The flight recorder: every access unit received, as an Annex B file, with a timing index.
+///
+/// Files: `NAME.h264`/`NAME.h265` (by codec) and `NAME.h264.idx` beside it. Crash safety
+/// (`kill -9` at any moment) comes from the write order: for each access unit, first one index
+/// line (`offset,size,…`, ending in a newline), then the access unit's bytes, each with one
+/// `write(2)`. On open (``RecordingIndex/load(streamPath:)``) a torn last line is dropped, and an
+/// entry whose bytes are not all in the stream file is dropped: what remains is exactly the
+/// access units completed before the end. Data written with `write(2)` survives the process.
+///
+/// Writing never stops live viewing: on an error (disk full, unwritable path) the recorder
+/// stops, reports once with how much was kept, and the receiver goes on.
+public final class Recorder {
+    public let basePath: String
+    /// Rotate after this many bytes (0 = never).
+    public let splitBytes: Int
+    /// Rotate after this many µs of arrival time (0 = never).
+    public let splitMicros: UInt64
+    public private(set) var streamPath: String?
+    public private(set) var accessUnits = 0
+    public private(set) var bytes = 0
+    public private(set) var files: [String] = []
+    /// The first error; recording stopped there.
+    public private(set) var error: String?
+    private var stream: Int32 = -1
+    private var index: Int32 = -1
+    private var offset = 0
+    private var fileStartMicros: UInt64 = 0
+    private var codec: VideoCodec?
+
+    /// The index line header, first line of every `.idx` file.
+    public static let header = "offset,size,first_byte_us,last_byte_us,wall_us,capture_wall_us,keyframe,recovery_point,damaged\n"
+
+    /// - Parameters:
+    ///   - path: recording name; the codec's extension is added unless it is already there.
+    ///   - splitBytes/splitMicros: rotation; each new file starts with parameter sets and a
+    ///     random access point.
+    public init(path: String, splitBytes: Int = 0, splitMicros: UInt64 = 0) {
+        basePath = path
+        self.splitBytes = splitBytes
+        self.splitMicros = splitMicros
+    }
+
+    deinit { close() }
+
+    /// Records one access unit. `parameterSets` are written first when a new file starts
+    /// without them in the access unit (files are self-starting).
+    /// - Returns: false once recording has stopped on an error.
+    @discardableResult
+    public func record(_ au: AccessUnit, parameterSets: [[UInt8]], wallMicros: UInt64) -> Bool {
+        guard error == nil else { return false }
+        let recovery = au.units.contains { u in
+            guard let h = NALUnitHeader(codec: au.codec, bytes: u.bytes), h.kind == .sei else { return false }
+            return RandomAccessGate.hasRecoveryPoint(u.bytes, codec: au.codec)
+        }
+        let startsClean = au.isRandomAccessPoint || recovery
+        if stream >= 0 && startsClean && needsRotation(au) { closeFiles() }
+        if stream < 0 {
+            // A new file starts only at a picture a decoder can start from.
+            guard startsClean || files.isEmpty else { return true }
+            guard openFiles(codec: au.codec) else { return false }
+            fileStartMicros = au.firstByteMicros
+        }
+        let data = au.annexB(prefix: au.hasParameterSets ? [] : (offset == 0 ? parameterSets : []))
+        let line = "\(offset),\(data.count),\(au.firstByteMicros),\(au.lastByteMicros),\(wallMicros),\(au.captureWallMicros ?? 0),"
+            + "\(au.isRandomAccessPoint ? 1 : 0),\(recovery ? 1 : 0),\(au.damaged ? 1 : 0)\n"
+        guard write(index, Array(line.utf8)), write(stream, data) else {
+            fail(errnoText())
+            return false
+        }
+        offset += data.count
+        bytes += data.count
+        accessUnits += 1
+        return true
+    }
+
+    private func needsRotation(_ au: AccessUnit) -> Bool {
+        (splitBytes > 0 && offset >= splitBytes) || (splitMicros > 0 && au.firstByteMicros >= fileStartMicros + splitMicros)
+    }
+
+    private func openFiles(codec: VideoCodec) -> Bool {
+        self.codec = codec
+        var name = basePath
+        let ext = "." + codec.fileExtension
+        if !name.hasSuffix(ext) { name += ext }
+        if splitBytes > 0 || splitMicros > 0 {
+            let stem = String(name.dropLast(ext.count))
+            name = stem + String(format: "-%03d", files.count) + ext
+        }
+        stream = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard stream >= 0 else { fail("\(name): \(errnoText())"); return false }
+        index = open(name + ".idx", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard index >= 0, write(index, Array(Self.header.utf8)) else { fail("\(name).idx: \(errnoText())"); return false }
+        streamPath = name
+        files.append(name)
+        offset = 0
+        return true
+    }
+
+    private func write(_ fd: Int32, _ data: [UInt8]) -> Bool {
+        var off = 0
+        while off < data.count {
+            let n = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, data.count - off) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return false }
+            off += n
+        }
+        return true
+    }
+
+    private func fail(_ why: String) {
+        error = why
+        Log.error("recording stopped: \(why); kept \(accessUnits) access units, \(bytes) bytes in \(files.joined(separator: ", "))")
+        closeFiles()
+    }
+
+    private func closeFiles() {
+        if stream >= 0 { Glibc.close(stream) }
+        if index >= 0 { Glibc.close(index) }
+        stream = -1
+        index = -1
+    }
+
+    /// Closes the files.
+    public func close() { closeFiles() }
+}
+
+/// A recording's index, read back and repaired.
+public struct RecordingIndex: Sendable {
+    public struct Entry: Sendable, Equatable {
+        public var offset: Int
+        public var size: Int
+        public var firstByteMicros: UInt64
+        public var lastByteMicros: UInt64
+        public var wallMicros: UInt64
+        public var captureWallMicros: UInt64
+        public var keyframe: Bool
+        public var recoveryPoint: Bool
+        public var damaged: Bool
+    }
+    public var entries: [Entry]
+    /// Lines dropped: a torn last line, or entries whose bytes are not all in the stream.
+    public var repaired: Int
+
+    /// Reads `STREAM.idx` for `streamPath`. Returns nil when there is no index.
+    public static func load(streamPath: String) -> RecordingIndex? {
+        var st = stat()
+        guard stat(streamPath, &st) == 0 else { return nil }
+        let streamSize = Int(st.st_size)
+        let fd = open(streamPath + ".idx", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var data: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            data += buf[0..<n]
+        }
+        var entries: [Entry] = []
+        var repaired = 0
+        var lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        if let last = lines.last, !last.isEmpty { repaired += 1 }   // no final newline: torn
+        lines.removeLast()
+        for line in lines.dropFirst() {
+            let f = line.split(separator: 0x2C).map { String(decoding: $0, as: UTF8.self) }
+            guard f.count == 9, let off = Int(f[0]), let size = Int(f[1]), let a = UInt64(f[2]), let b = UInt64(f[3]),
+                  let w = UInt64(f[4]), let c = UInt64(f[5]) else { repaired += 1; continue }
+            guard off + size <= streamSize else { repaired += 1; continue }   // bytes not all written
+            entries.append(Entry(offset: off, size: size, firstByteMicros: a, lastByteMicros: b, wallMicros: w,
+                                 captureWallMicros: c, keyframe: f[6] == "1", recoveryPoint: f[7] == "1", damaged: f[8] == "1"))
+        }
+        return RecordingIndex(entries: entries, repaired: repaired)
+    }
+}

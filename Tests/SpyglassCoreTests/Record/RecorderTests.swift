@@ -1,0 +1,102 @@
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import SpyglassCore
+
+/// The flight recorder: round trip, and `kill -9` at random moments.
+final class RecorderTests: XCTestCase {
+    private func replayHashes(_ stream: String) throws -> ([Fixtures.FrameHash], RecordingIndex) {
+        let source = try RecordingSource(streamPath: stream, untimed: true)
+        var o = ReceiverOptions()
+        o.idleFlushMicros = 1_000
+        let h = Harness(source: source, options: o)
+        h.start()
+        return (h.finish().hashes, source.index)
+    }
+
+    func testRecordThenReplayIsBitExactWithTheArrivalTimesSeenLive() throws {
+        let path = Fixtures.capture("test/h264-baseline.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(getpid())").path
+        let recorder = Recorder(path: base)
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 1_000))
+        h.receiver.accessUnitObserver = { au, store in recorder.record(au, parameterSets: store.allUnits, wallMicros: 0) }
+        h.start()
+        for au in aus { Sender.udp(port: source.boundPort, datagrams: Sender.randomCuts(au, sizes: 1200...1200, seed: 1)); usleep(5_000) }
+        let live = h.finish()
+        recorder.close()
+        XCTAssertEqual(live.hashes, expected)
+        let (replayed, index) = try replayHashes(base + ".h264")
+        XCTAssertEqual(replayed, expected, "replay is bit-exact")
+        XCTAssertEqual(index.entries.count, aus.count)
+        XCTAssertEqual(index.repaired, 0)
+        XCTAssertEqual(index.entries.map(\.firstByteMicros), live.timings.map(\.firstByteMicros), "index times are the live arrival times")
+        XCTAssertEqual(index.entries.map(\.lastByteMicros), live.timings.map(\.lastByteMicros))
+        XCTAssertEqual(index.entries.filter(\.keyframe).count, 2)
+    }
+
+    func testKillNineWhileRecordingLeavesAReplayableFile() throws {
+        let path = Fixtures.capture("test/h264-baseline.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
+        var rng = SeededRandom(seed: 2024)
+        for run in 0..<20 {
+            let base = FileManager.default.temporaryDirectory.appendingPathComponent("kill-\(getpid())-\(run)").path
+            let port = UInt16(30_000 + Int(getpid() % 10_000) + run)
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: Fixtures.spyglassBinary)
+            p.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--record", base, "--timeout", "20"]
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            usleep(150_000)
+            let killAfter = rng.next(in: 1...(aus.count - 1))
+            for (i, au) in aus.enumerated() {
+                Sender.udp(port: port, datagrams: Sender.randomCuts(au, sizes: 1400...1400, seed: UInt64(i)))
+                usleep(3_000)
+                if i == killAfter { break }
+            }
+            usleep(UInt32(rng.next(in: 0...4_000)))
+            kill(p.processIdentifier, SIGKILL)
+            p.waitUntilExit()
+            guard FileManager.default.fileExists(atPath: base + ".h264") else {
+                XCTFail("run \(run): nothing recorded before the kill at AU \(killAfter)")
+                continue
+            }
+            let (replayed, index) = try replayHashes(base + ".h264")
+            XCTAssertGreaterThan(index.entries.count, 0, "run \(run)")
+            XCTAssertLessThanOrEqual(index.entries.count, killAfter + 1, "run \(run)")
+            XCTAssertEqual(replayed.count, index.entries.count, "run \(run): one frame per completed access unit")
+            XCTAssertEqual(replayed, Array(expected.prefix(replayed.count)), "run \(run)")
+        }
+    }
+
+    func testTornIndexAndTruncatedStreamAreRepaired() throws {
+        let path = Fixtures.capture("test/h264-aud.h264")
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("torn-\(getpid())").path
+        let r = Recorder(path: base)
+        var asm = AccessUnitAssembler(codec: .h264)
+        var scanner = AnnexBScanner()
+        for au in aus { scanner.push(au, arrivalMicros: 1) { if let a = asm.push($0) { r.record(a, parameterSets: [], wallMicros: 0) } } }
+        scanner.flush(atMicros: 2, reason: .endOfStream) { if let a = asm.push($0) { r.record(a, parameterSets: [], wallMicros: 0) } }
+        if let a = asm.flush(atMicros: 2, reason: .endOfStream) { r.record(a, parameterSets: [], wallMicros: 0) }
+        r.close()
+        let stream = base + ".h264"
+        let full = try XCTUnwrap(RecordingIndex.load(streamPath: stream))
+        XCTAssertEqual(full.entries.count, aus.count)
+        // Cut the stream in the middle of the last access unit, and tear the index's last line.
+        let last = full.entries.last!
+        truncate(stream, off_t(last.offset + last.size / 2))
+        var idx = try Data(contentsOf: URL(fileURLWithPath: stream + ".idx"))
+        idx.append(contentsOf: Array("123,45".utf8))
+        try idx.write(to: URL(fileURLWithPath: stream + ".idx"))
+        let repaired = try XCTUnwrap(RecordingIndex.load(streamPath: stream))
+        XCTAssertEqual(repaired.entries.count, aus.count - 1)
+        XCTAssertEqual(repaired.repaired, 2)
+        let (hashes, _) = try replayHashes(stream)
+        XCTAssertEqual(hashes, Array(try Fixtures.ffmpegFrameMD5(path).prefix(aus.count - 1)))
+    }
+}

@@ -123,7 +123,7 @@ func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
         case "--framemd5": o.framemd5Path = try a.value(arg)
         case "--summary": o.summaryPath = try a.value(arg)
         case "--record": o.recordPath = try a.value(arg)
-        case "--record-split-mb": o.recordSplitBytes = Int(try a.number(arg, 1...1_000_000) * 1_048_576)
+        case "--record-split-mb": o.recordSplitBytes = Int(try a.number(arg, 0.01...1_000_000) * 1_048_576)
         case "--record-split-min": o.recordSplitMicros = UInt64(try a.number(arg, 0.05...100_000) * 60_000_000)
         case "--latency-log": o.latencyLogPath = try a.value(arg)
         case "--snapshot": o.snapshotPath = try a.value(arg)

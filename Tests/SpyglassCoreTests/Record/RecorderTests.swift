@@ -100,3 +100,34 @@ final class RecorderTests: XCTestCase {
         XCTAssertEqual(hashes, Array(try Fixtures.ffmpegFrameMD5(path).prefix(aus.count - 1)))
     }
 }
+
+/// A recording that cannot be written stops with a clear error and never stops live viewing.
+final class RecorderFailureTests: XCTestCase {
+    func testUnwritableRecordingPathKeepsPlaying() throws {
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", Fixtures.capture("test/h264-aud.h264"),
+            "--display", "none", "--untimed", "--record", "/nonexistent/dir/flight"])
+        XCTAssertEqual(rc, 0, err)
+        XCTAssertTrue(err.contains("recording stopped"), err)
+        XCTAssertTrue(err.contains("kept 0 access units"), err)
+        XCTAssertTrue(err.contains("30 frames decoded"), err)
+    }
+
+    func testSplitFilesEachStartAtAKeyframe() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("split-\(getpid())").path
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", Fixtures.capture("test/h264-baseline.h264"),
+            "--display", "none", "--untimed", "--record", base, "--record-split-mb", "0.05"])
+        XCTAssertEqual(rc, 0, err)
+        // 52 KB per file on a 97 KB capture with IDRs at 0 and 30: two files, each self-starting.
+        let expected = try Fixtures.ffmpegFrameMD5(Fixtures.capture("test/h264-baseline.h264"))
+        var all: [Fixtures.FrameHash] = []
+        for name in ["-000.h264", "-001.h264"] {
+            let idx = try XCTUnwrap(RecordingIndex.load(streamPath: base + name), name)
+            XCTAssertTrue(idx.entries.first?.keyframe ?? false, name)
+            let r = try Harness.decodeFile(base + name)
+            XCTAssertEqual(r.summary.decodeErrors, 0, name)
+            all += r.hashes
+        }
+        XCTAssertEqual(all, expected, "the files together hold every picture")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: base + "-002.h264"))
+    }
+}

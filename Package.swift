@@ -16,9 +16,11 @@ let package = Package(
         // SDL2 + SDL2_ttf.
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2",
                        providers: [.apt(["libsdl2-dev", "libsdl2-ttf-dev"])]),
+        // libpcap, for packet captures (pcap and pcapng).
+        .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         // GNU extensions of glibc (ppoll, accept4) that Swift's Glibc module hides.
         .target(name: "CSystem"),
-        .target(name: "SpyglassCore", dependencies: ["CFFmpeg", "CSDL2", "CSystem"]),
+        .target(name: "SpyglassCore", dependencies: ["CFFmpeg", "CSDL2", "CSystem", "CPcap"]),
         .executableTarget(name: "spyglass", dependencies: ["SpyglassCore"]),
         .testTarget(name: "SpyglassCoreTests", dependencies: ["SpyglassCore", "CFFmpeg", "CSDL2"]),
     ]

@@ -1,0 +1,112 @@
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import SpyglassCore
+
+/// Packet captures: our own sender captured with tcpdump on loopback, hand-built captures with
+/// IP fragments, and mangled files.
+final class PcapReplayTests: XCTestCase {
+    private func decode(_ source: ByteSource) -> Harness.Result {
+        var o = ReceiverOptions()
+        o.idleFlushMicros = 1_000
+        let h = Harness(source: source, options: o)
+        h.start()
+        return h.finish()
+    }
+
+    func testTcpdumpCaptureOfOurSenderReplaysBitExact() throws {
+        let raw = Fixtures.capture("test/h264-aud.h264"), rtp = Fixtures.capture("test/h265-main.h265")
+        let pcap = FileManager.default.temporaryDirectory.appendingPathComponent("lo-\(getpid()).pcap").path
+        let portA = UInt16(40_000 + Int(getpid() % 10_000)), portB = portA + 1
+        let dump = Process()
+        dump.executableURL = URL(fileURLWithPath: "/usr/bin/tcpdump")
+        dump.arguments = ["-i", "lo", "-U", "-w", pcap, "udp and (port \(portA) or port \(portB))"]
+        dump.standardError = FileHandle.nullDevice
+        dump.standardOutput = FileHandle.nullDevice
+        try dump.run()
+        usleep(800_000)
+        for (file, port, extra) in [(raw, portA, [String]()), (rtp, portB, ["--rtp", "--mtu", "700"])] {
+            let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", file, "udp://127.0.0.1:\(port)"] + extra)
+            XCTAssertEqual(rc, 0, err)
+        }
+        usleep(1_500_000)   // let tcpdump drain the kernel's capture buffer
+        dump.interrupt()
+        dump.waitUntilExit()
+        // Two flows: the choice must be made.
+        XCTAssertThrowsError(try PcapSource(path: pcap)) { error in
+            XCTAssertTrue("\(error)".contains("several UDP flows"), "\(error)")
+        }
+        let a = try PcapSource(path: pcap, port: portA, speed: 0)
+        XCTAssertEqual(decode(a).hashes, try Fixtures.ffmpegFrameMD5(raw))
+        let b = try PcapSource(path: pcap, port: portB, speed: 0)
+        let rb = decode(b)
+        XCTAssertEqual(rb.hashes, try Fixtures.ffmpegFrameMD5(rtp))
+        XCTAssertTrue(rb.summary.rtp)
+    }
+
+    /// A hand-built capture (raw IP link type): each access unit in one UDP datagram, the large
+    /// ones cut into IPv4 fragments, plus non-UDP packets and a truncated (snaplen) packet.
+    func testFragmentsAreReassembledAndOtherTrafficCounted() throws {
+        let path = Fixtures.capture("cases/field-320x240-60au.h264")
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
+        var file: [UInt8] = [0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0, 101, 0, 0, 0]
+        func le32(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8((v >> 8) & 0xFF), UInt8((v >> 16) & 0xFF), UInt8((v >> 24) & 0xFF)] }
+        var t = 0
+        func record(_ packet: [UInt8], caplen: Int? = nil) {
+            let cap = caplen ?? packet.count
+            file += le32(1_700_000_000) + le32(t) + le32(cap) + le32(packet.count) + Array(packet.prefix(cap))
+            t += 1_000
+        }
+        func ipv4(_ payload: [UInt8], proto: UInt8, id: Int, offset: Int, more: Bool) -> [UInt8] {
+            let total = 20 + payload.count
+            let fo = (offset / 8) | (more ? 0x2000 : 0)
+            return [0x45, 0, UInt8(total >> 8), UInt8(total & 0xFF), UInt8(id >> 8), UInt8(id & 0xFF),
+                    UInt8(fo >> 8), UInt8(fo & 0xFF), 64, proto, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2] + payload
+        }
+        var fragmented = 0
+        for (i, au) in aus.enumerated() {
+            let udp: [UInt8] = [0x13, 0x88, 0x15, 0xE0, UInt8((au.count + 8) >> 8), UInt8((au.count + 8) & 0xFF), 0, 0] + au
+            if udp.count > 1480 {
+                fragmented += 1
+                var off = 0
+                while off < udp.count {
+                    let n = min(1480, udp.count - off)
+                    record(ipv4(Array(udp[off..<(off + n)]), proto: 17, id: i, offset: off, more: off + n < udp.count))
+                    off += n
+                }
+            } else {
+                record(ipv4(udp, proto: 17, id: i, offset: 0, more: false))
+            }
+            if i % 10 == 0 { record(ipv4([8, 0, 0, 0, 0, 0, 0, 0], proto: 1, id: 9000 + i, offset: 0, more: false)) }  // ICMP
+        }
+        record(ipv4([0x13, 0x88, 0x15, 0xE0, 0, 200] + [UInt8](repeating: 0, count: 200), proto: 17, id: 9999, offset: 0, more: false), caplen: 60)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("frag-\(getpid()).pcap")
+        try Data(file).write(to: url)
+        let source = try PcapSource(path: url.path, speed: 0)
+        XCTAssertGreaterThan(fragmented, 0)
+        XCTAssertEqual(source.counts.fragmentsReassembled, fragmented)
+        XCTAssertEqual(source.counts.nonUDP, 6)
+        XCTAssertEqual(source.counts.truncated, 1)
+        XCTAssertEqual(decode(source).hashes, try Fixtures.ffmpegFrameMD5(path))
+    }
+
+    func testMangledCapturesGiveClearErrors() throws {
+        let tmp = FileManager.default.temporaryDirectory
+        let empty = tmp.appendingPathComponent("empty-\(getpid()).pcap")
+        try Data([0xD4, 0xC3, 0xB2, 0xA1]).write(to: empty)
+        XCTAssertThrowsError(try PcapSource(path: empty.path))
+        let noUDP = tmp.appendingPathComponent("noudp-\(getpid()).pcap")
+        try Data([0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0, 101, 0, 0, 0]).write(to: noUDP)
+        XCTAssertThrowsError(try PcapSource(path: noUDP.path)) { XCTAssertTrue("\($0)".contains("no UDP traffic"), "\($0)") }
+        // Random bytes after a valid header: an error or an empty flow list, never a crash.
+        var rng = SeededRandom(seed: 3)
+        let junk = tmp.appendingPathComponent("junk-\(getpid()).pcap")
+        try Data([0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0, 1, 0, 0, 0]
+                 + (0..<5000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }).write(to: junk)
+        XCTAssertThrowsError(try PcapSource(path: junk.path))
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["replay", junk.path, "--display", "none"])
+        XCTAssertNotEqual(rc, 0)
+        XCTAssertTrue(err.hasPrefix("spyglass: error:"), err)
+    }
+}

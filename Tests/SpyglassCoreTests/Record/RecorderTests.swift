@@ -51,7 +51,11 @@ final class RecorderTests: XCTestCase {
             p.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--record", base, "--timeout", "20"]
             p.standardError = FileHandle.nullDevice
             try p.run()
-            usleep(150_000)
+            // Wait until the child has bound its port (start-up time varies on a loaded machine).
+            for _ in 0..<500 {
+                if (try? UDPSource(host: "127.0.0.1", port: port)) == nil { break }
+                usleep(10_000)
+            }
             let killAfter = rng.next(in: 1...(aus.count - 1))
             for (i, au) in aus.enumerated() {
                 Sender.udp(port: port, datagrams: Sender.randomCuts(au, sizes: 1400...1400, seed: UInt64(i)))

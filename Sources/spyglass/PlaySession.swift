@@ -180,6 +180,14 @@ final class PlaySession: @unchecked Sendable {
             if now - lastTick > 100_000 {
                 onTick?()
                 lastTick = now
+                if let rec = source as? RecordingSource {
+                    let p = rec.progress
+                    let line = String(format: "%@ %6.1f / %.1f s  frame %d / %d  %.2fx", p.paused ? "⏸" : "▶",
+                                      p.position, p.duration, p.frame, p.frames, p.speed)
+                    display.setProgress(fraction: p.duration > 0 ? p.position / p.duration : 0, text: line)
+                    if isatty(2) != 0 { fputs("\r" + line + "   ", stderr) }
+                    if p.paused { display.redraw() }
+                }
                 if showStats && !stalled {
                     display.setOverlay(statsLines(receiver.summary))
                     display.redraw()
@@ -211,6 +219,18 @@ final class PlaySession: @unchecked Sendable {
                 showStats.toggle()
                 display.setOverlay(showStats ? statsLines(receiver.summary) : [])
                 display.redraw()
+            case .key(let sym)? where source is RecordingSource:
+                // Replay keys: space pause, . step, ←/→ seek 5 s, [ ] speed.
+                let rec = source as! RecordingSource
+                switch sym {
+                case 32: rec.togglePause()
+                case 46: rec.step()
+                case Int32(bitPattern: SDLKeys.left): rec.seek(by: -5)
+                case Int32(bitPattern: SDLKeys.right): rec.seek(by: 5)
+                case 91: rec.changeSpeed(by: 0.5)
+                case 93: rec.changeSpeed(by: 2)
+                default: break
+                }
             case .redraw?:
                 display.redraw()
             default:
@@ -274,6 +294,12 @@ final class PlaySession: @unchecked Sendable {
     }
 
     private var showStats = false
+
+    /// SDL key codes of the arrow keys (SDLK_LEFT/RIGHT = scancode | 1 << 30).
+    enum SDLKeys {
+        static let left: UInt32 = 0x4000_0050
+        static let right: UInt32 = 0x4000_004F
+    }
 
     /// The counters a person watching a link wants on screen (`s` toggles them).
     private func statsLines(_ s: ReceiverSummary) -> [String] {

@@ -114,6 +114,13 @@ public final class SDLDisplay {
         redraw()
     }
 
+    private var progress: (fraction: Double, text: String)?
+
+    /// A progress bar with a line of text along the bottom (replay); nil for none.
+    public func setProgress(fraction: Double, text: String) {
+        progress = (max(0, min(1, fraction)), text)
+    }
+
     /// Lines drawn over the picture's corner (stall state, counters); empty for none.
     public func setOverlay(_ lines: [String]) {
         overlay = lines
@@ -189,7 +196,18 @@ public final class SDLDisplay {
             var dst = letterbox(outputWidth: Int(ow), outputHeight: Int(oh), aspect: lastAspect)
             SDL_RenderCopy(renderer, texture, nil, &dst)
             // Bottom left: the top rows may carry a time code that an observer reads.
-            if !overlay.isEmpty { drawText(overlay, x: 12, y: Int(oh) - 36 * overlay.count - 8, box: true) }
+            let bar = progress != nil ? 34 : 0
+            if !overlay.isEmpty { drawText(overlay, x: 12, y: Int(oh) - 36 * overlay.count - 8 - bar, box: true) }
+            if let progress {
+                SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
+                SDL_SetRenderDrawColor(renderer, 0, 0, 0, 170)
+                var bg = SDL_Rect(x: 0, y: oh - 30, w: ow, h: 30)
+                SDL_RenderFillRect(renderer, &bg)
+                SDL_SetRenderDrawColor(renderer, 80, 160, 255, 220)
+                var fill = SDL_Rect(x: 0, y: oh - 4, w: Int32(Double(ow) * progress.fraction), h: 4)
+                SDL_RenderFillRect(renderer, &fill)
+                drawText([progress.text], x: 10, y: Int(oh) - 30, box: false)
+            }
         } else {
             SDL_SetRenderDrawColor(renderer, 32, 36, 44, 255)
             SDL_RenderClear(renderer)

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 
 /// Replays a recording as it arrived: each access unit is delivered at its recorded arrival
 /// time (relative to the first one played), divided by `speed`. Behaves as a live source, so the
@@ -19,6 +20,11 @@ public final class RecordingSource: ByteSource {
     private var current: [UInt8] = []
     private var startMicros: UInt64 = 0
     private var firstRecordedMicros: UInt64 = 0
+    private let control = NSLock()
+    private var paused = false
+    private var stepRequested = false
+    private var seekTarget: Double?
+    private var speedNow: Double
 
     /// - Parameters:
     ///   - streamPath: the `.h264`/`.h265` file; its `.idx` must exist.
@@ -36,6 +42,7 @@ public final class RecordingSource: ByteSource {
         index = idx
         label = streamPath
         self.speed = untimed ? 0 : max(0.25, min(4, speed))
+        self.speedNow = self.speed
         self.loop = loop
         let t0 = idx.entries[0].firstByteMicros
         var lo = 0, hi = idx.entries.count
@@ -60,7 +67,49 @@ public final class RecordingSource: ByteSource {
         return Double(b.lastByteMicros - a.firstByteMicros) / 1e6
     }
 
+    // MARK: - control (from the window's thread)
+
+    /// Pauses or resumes delivery.
+    public func togglePause() { control.lock(); paused.toggle(); startMicros = 0; control.unlock() }
+    /// While paused: deliver one more access unit.
+    public func step() { control.lock(); stepRequested = true; control.unlock() }
+    /// Jumps by `seconds` (from the keyframe or recovery point at or before the target).
+    public func seek(by seconds: Double) { control.lock(); seekTarget = (seekTarget ?? positionSeconds) + seconds; control.unlock() }
+    /// Multiplies the speed (kept within 0.25…4).
+    public func changeSpeed(by factor: Double) {
+        control.lock(); if speedNow > 0 { speedNow = max(0.25, min(4, speedNow * factor)); startMicros = 0 }; control.unlock()
+    }
+    /// Where playback is, seconds from the start of the recording.
+    public var positionSeconds: Double {
+        let i = min(max(position - 1, 0), index.entries.count - 1)
+        return Double(index.entries[i].firstByteMicros - index.entries[0].firstByteMicros) / 1e6
+    }
+    /// Playback state for a progress line: (position s, duration s, access unit, total, speed, paused).
+    public var progress: (position: Double, duration: Double, frame: Int, frames: Int, speed: Double, paused: Bool) {
+        control.lock(); defer { control.unlock() }
+        return (positionSeconds, durationSeconds, position, index.entries.count, speedNow, paused)
+    }
+
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {
+        control.lock()
+        if let target = seekTarget {
+            seekTarget = nil
+            let t0 = index.entries[0].firstByteMicros
+            let want = t0 + UInt64(max(0, target) * 1e6)
+            let starts = index.entries.indices.filter { (index.entries[$0].keyframe || index.entries[$0].recoveryPoint) && index.entries[$0].firstByteMicros <= want }
+            position = max(range.lowerBound, min(starts.last ?? range.lowerBound, range.upperBound - 1))
+            current = []
+            chunkOffset = 0
+            startMicros = 0
+        }
+        let holding = paused && !stepRequested && (current.isEmpty || chunkOffset >= current.count)
+        if paused && stepRequested && (current.isEmpty || chunkOffset >= current.count) { stepRequested = false; startMicros = 0 }
+        let speed = paused ? 0 : speedNow
+        control.unlock()
+        if holding {
+            usleep(UInt32(min(timeoutMicros, 20_000)))
+            return .timeout
+        }
         if current.isEmpty || chunkOffset >= current.count {
             if position >= range.upperBound {
                 guard loop else { return .end }
@@ -69,6 +118,7 @@ public final class RecordingSource: ByteSource {
             }
             let e = index.entries[position]
             if startMicros == 0 { startMicros = MonotonicClock.nowMicros(); firstRecordedMicros = e.firstByteMicros }
+            if e.firstByteMicros < firstRecordedMicros { startMicros = MonotonicClock.nowMicros(); firstRecordedMicros = e.firstByteMicros }
             if speed > 0 {
                 let due = startMicros + UInt64(Double(e.firstByteMicros - firstRecordedMicros) / speed)
                 let now = MonotonicClock.nowMicros()

@@ -38,6 +38,40 @@ final class RecorderTests: XCTestCase {
         XCTAssertEqual(index.entries.filter(\.keyframe).count, 2)
     }
 
+    func testReplaySeekPauseAndStep() throws {
+        // A recording with real arrival times: 45 access units 20 ms apart, IDRs at 0 and 30.
+        let path = Fixtures.capture("test/h264-baseline.h264")
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("seek-\(getpid())").path
+        let recorder = Recorder(path: base)
+        var asm = AccessUnitAssembler(codec: .h264)
+        for (i, au) in aus.enumerated() {
+            var s = AnnexBScanner()
+            let t = UInt64(1_000_000 + i * 20_000)
+            s.push(au, arrivalMicros: t) { if let a = asm.push($0) { recorder.record(a, parameterSets: [], wallMicros: 0) } }
+            s.flush(atMicros: t, reason: .endOfStream) { if let a = asm.push($0) { recorder.record(a, parameterSets: [], wallMicros: 0) } }
+        }
+        if let a = asm.flush(atMicros: 0, reason: .endOfStream) { recorder.record(a, parameterSets: [], wallMicros: 0) }
+        recorder.close()
+        let source = try RecordingSource(streamPath: base + ".h264", untimed: true)
+        XCTAssertEqual(source.index.entries.count, 45)
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        func next() throws -> SourceEvent { try buffer.withUnsafeMutableBytes { try source.read(into: $0, timeoutMicros: 1_000) } }
+        // Seek to 0.7 s: lands on the IDR at access unit 30 (0.6 s), the keyframe before the target.
+        source.seek(by: 0.7)
+        _ = try next()
+        XCTAssertEqual(source.progress.frame, 31, "delivering entry 30")
+        XCTAssertEqual(source.positionSeconds, 0.6, accuracy: 0.001)
+        // Pause: nothing more until a step.
+        source.togglePause()
+        while case .data = try next() {}        // finish the access unit in progress
+        XCTAssertEqual(try next(), .timeout)
+        source.step()
+        if case .data = try next() {} else { XCTFail("a step delivers one access unit") }
+        XCTAssertEqual(source.progress.frame, 32)
+        XCTAssertTrue(source.progress.paused)
+    }
+
     func testKillNineWhileRecordingLeavesAReplayableFile() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)

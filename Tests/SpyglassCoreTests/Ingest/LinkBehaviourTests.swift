@@ -116,7 +116,7 @@ final class LinkBehaviourTests: XCTestCase {
         // TTL 1 and the loopback interface: nothing leaves the machine.
         let path = Fixtures.capture("test/h264-aud.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
-        let port = UInt16(20_000 + Int(getpid() % 20_000))
+        let port = try Sender.freeUDPPort()
         let source = try UDPSource(host: "239.77.0.1", port: port, multicastInterface: "127.0.0.1")
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 1_000))
         h.start()

@@ -18,7 +18,7 @@ final class PcapReplayTests: XCTestCase {
     func testTcpdumpCaptureOfOurSenderReplaysBitExact() throws {
         let raw = Fixtures.capture("test/h264-aud.h264"), rtp = Fixtures.capture("test/h265-main.h265")
         let pcap = FileManager.default.temporaryDirectory.appendingPathComponent("lo-\(getpid()).pcap").path
-        let portA = UInt16(40_000 + Int(getpid() % 10_000)), portB = portA + 1
+        let portA = try Sender.freeUDPPort(), portB = try Sender.freeUDPPort()
         let dump = Process()
         dump.executableURL = URL(fileURLWithPath: "/usr/bin/tcpdump")
         dump.arguments = ["-i", "lo", "-U", "-w", pcap, "udp and (port \(portA) or port \(portB))"]

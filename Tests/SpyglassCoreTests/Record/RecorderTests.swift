@@ -79,7 +79,7 @@ final class RecorderTests: XCTestCase {
         var rng = SeededRandom(seed: 2024)
         for run in 0..<20 {
             let base = FileManager.default.temporaryDirectory.appendingPathComponent("kill-\(getpid())-\(run)").path
-            let port = UInt16(30_000 + Int(getpid() % 10_000) + run)
+            let port = try Sender.freeUDPPort()
             let p = Process()
             p.executableURL = URL(fileURLWithPath: Fixtures.spyglassBinary)
             p.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--record", base, "--timeout", "20"]

@@ -121,6 +121,13 @@ enum Sender {
         close(fd)
     }
 
+    /// A UDP port on 127.0.0.1 that the kernel just handed out (and that is free again now).
+    static func freeUDPPort() throws -> UInt16 {
+        let s = try UDPSource(host: "127.0.0.1", port: 0)
+        defer { s.close() }
+        return s.boundPort
+    }
+
     /// Connects to 127.0.0.1:port, retrying for up to 5 s while the listener starts.
     static func tcpConnect(port: UInt16) -> Int32 {
         for _ in 0..<500 {

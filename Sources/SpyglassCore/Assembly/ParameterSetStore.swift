@@ -92,14 +92,20 @@ public struct ParameterSetStore {
         changes.append("SPS \(id) changed: \(old) → \(new)")
     }
 
+    /// Bytes of a slice unit read for its header fields.
+    public static let sliceHeaderBytes = 256
+
     /// Reads what picture-boundary detection needs from a slice unit.
+    /// Only the first ``sliceHeaderBytes`` of the unit are read (and unescaped): the fields
+    /// needed sit at the start of the slice header, and a slice can be hundreds of kilobytes.
     public func sliceInfo(header: NALUnitHeader, unit: [UInt8]) -> SliceInfo {
+        let head = unit.prefix(Self.sliceHeaderBytes)
         switch codec {
         case .h264:
-            let s = try? H264SliceHeaderStart(nalUnit: unit, spsByID: h264SPS, ppsByID: h264PPS)
+            let s = try? H264SliceHeaderStart(nalUnit: head, spsByID: h264SPS, ppsByID: h264PPS)
             return SliceInfo(h264: s, h265: nil, header: header)
         case .h265:
-            let s = try? H265SliceSegmentHeaderStart(nalUnit: unit, spsByID: h265SPS, ppsByID: h265PPS)
+            let s = try? H265SliceSegmentHeaderStart(nalUnit: head, spsByID: h265SPS, ppsByID: h265PPS)
             return SliceInfo(h264: nil, h265: s, header: header)
         }
     }

@@ -84,8 +84,26 @@ public final class SDLDisplay {
         guard renderer != nil else { throw DisplayError.sdl(String(cString: SDL_GetError())) }
         var info = SDL_RendererInfo()
         if SDL_GetRendererInfo(renderer, &info) == 0, let n = info.name { rendererName = String(cString: n) }
+        // OpenGL on a software rasterizer (Mesa llvmpipe, as under Xvfb) is slower than SDL's own
+        // software renderer: measured 3.7 vs 2.8 ms per 640x360 frame here. Use the faster one,
+        // unless the user chose a driver (SDL_RENDER_DRIVER).
+        if rendererName.hasPrefix("opengl") && ProcessInfo.processInfo.environment["SDL_RENDER_DRIVER"] == nil,
+           let gl = Self.glRendererString(), ["llvmpipe", "softpipe", "Software Rasterizer", "swrast"].contains(where: { gl.contains($0) }),
+           let soft = { SDL_DestroyRenderer(renderer); return SDL_CreateRenderer(window, -1, flags | SDL_RENDERER_SOFTWARE.rawValue) }() {
+            renderer = soft
+            rendererName = "software (OpenGL here is \(gl))"
+        }
         if TTF_Init() == 0 { font = TTF_OpenFont(fontPath, 22) }
         redraw()
+    }
+
+    /// `glGetString(GL_RENDERER)` of the current context, through SDL (no GL link needed).
+    private static func glRendererString() -> String? {
+        guard let p = SDL_GL_GetProcAddress("glGetString") else { return nil }
+        typealias GetString = @convention(c) (UInt32) -> UnsafePointer<UInt8>?
+        let getString = unsafeBitCast(p, to: GetString.self)
+        guard let s = getString(0x1F01) else { return nil }   // GL_RENDERER
+        return String(cString: s)
     }
 
     deinit {

@@ -18,8 +18,10 @@ public final class VideoEncoder {
         public var intraRefresh = false
         /// Keyframe interval in frames (default 2 s).
         public var keyint: Int? = nil
-        /// x264/x265 preset.
-        public var preset = "veryfast"
+        /// x264/x265 preset; nil = `veryfast` for x264, `ultrafast` for x265 (slower presets
+        /// cannot keep up with 30 fps at 720p on two cores, and a sender that falls behind
+        /// queues frames, which a latency benchmark would blame on the link).
+        public var preset: String? = nil
         public init() {}
     }
 
@@ -61,7 +63,7 @@ public final class VideoEncoder {
         ctx.pointee.rc_max_rate = Int64(settings.bitrate)
         ctx.pointee.rc_buffer_size = Int32(clamping: settings.bitrate / 2)
         ctx.pointee.thread_count = 1
-        av_opt_set(ctx.pointee.priv_data, "preset", settings.preset, 0)
+        av_opt_set(ctx.pointee.priv_data, "preset", settings.preset ?? (settings.codec == .h264 ? "veryfast" : "ultrafast"), 0)
         av_opt_set(ctx.pointee.priv_data, "tune", "zerolatency", 0)
         if settings.codec == .h264 {
             var params = "slices=\(max(1, settings.slices)):repeat-headers=1"

@@ -3,28 +3,21 @@
 /// - Single NAL unit packet, types 1...23 (§5.6).
 /// - STAP-A, type 24: 16-bit size + NAL unit, repeated (§5.7.1).
 /// - FU-A, type 28: FU indicator (F, NRI, 28) + FU header (S, E, R, type); the NAL header is
-///   rebuilt from F|NRI and the FU type (§5.8). A fragment that does not continue the unit in
-///   progress (lost start, lost middle) damages it: the partial unit is dropped and counted.
+///   rebuilt from F|NRI and the FU type (§5.8); see ``FragmentReassembler`` for lost fragments.
 /// - STAP-B, MTAP16/24, FU-B (interleaved mode, types 25...27, 29) are counted as unsupported.
 public struct H264Depacketizer: PayloadDepacketizer {
     public private(set) var counters = DepacketizerCounters()
-    private var fragment: [UInt8] = []
-    private var fragmentFirstByte: UInt64 = 0
-    private var inFragment = false
-    private let maxUnitBytes: Int
+    private var fragments: FragmentReassembler
 
     /// - Parameter maxUnitBytes: cap on a reassembled NAL unit (default 16 MiB).
-    public init(maxUnitBytes: Int = 16 << 20) { self.maxUnitBytes = maxUnitBytes }
+    public init(maxUnitBytes: Int = 16 << 20) {
+        fragments = FragmentReassembler(headerSize: 1, maxUnitBytes: maxUnitBytes)
+    }
 
     public mutating func push(_ payload: ArraySlice<UInt8>, arrivalMicros: UInt64, lossBefore: Bool, emit: (NALUnit) -> Void) {
-        if lossBefore && inFragment {
-            // The unit being reassembled lost a fragment: pass on what arrived, marked damaged,
-            // so the decoder can use the start of the slice and conceal the rest.
-            emitPartial(emit)
-        }
+        if lossBefore { fragments.abandon(counters: &counters, emit: emit) }
         guard let first = payload.first else { counters.malformed += 1; return }
-        let type = first & 0x1F
-        switch type {
+        switch first & 0x1F {
         case 1...23:
             emit(NALUnit(bytes: Array(payload), firstByteMicros: arrivalMicros, lastByteMicros: arrivalMicros))
         case 24:
@@ -38,51 +31,19 @@ public struct H264Depacketizer: PayloadDepacketizer {
             }
         case 28:
             guard payload.count >= 2 else { counters.malformed += 1; return }
-            let fuHeader = payload[payload.startIndex + 1]
-            let start = fuHeader & 0x80 != 0, end = fuHeader & 0x40 != 0
-            let body = payload.dropFirst(2)
-            if start {
-                if inFragment { emitPartial(emit) }   // the previous unit never ended
-                fragment.removeAll(keepingCapacity: true)
-                fragment.append((first & 0xE0) | (fuHeader & 0x1F))
-                fragmentFirstByte = arrivalMicros
-                inFragment = true
-            } else if !inFragment {
-                counters.damagedUnits += 1   // continuation of a unit whose start was lost
-                return
-            }
-            guard fragment.count + body.count <= maxUnitBytes else {
-                counters.oversizeUnits += 1
-                inFragment = false
-                fragment.removeAll(keepingCapacity: true)
-                return
-            }
-            fragment += body
-            if end {
-                inFragment = false
-                emit(NALUnit(bytes: fragment, firstByteMicros: fragmentFirstByte, lastByteMicros: arrivalMicros))
-                fragment.removeAll(keepingCapacity: true)
-            }
+            let fu = payload[payload.startIndex + 1]
+            // NAL header = F|NRI from the FU indicator + type from the FU header.
+            fragments.push(header: [(first & 0xE0) | (fu & 0x1F)], body: payload.dropFirst(2),
+                           start: fu & 0x80 != 0, end: fu & 0x40 != 0, arrivalMicros: arrivalMicros,
+                           counters: &counters, emit: emit)
         default:
             counters.unsupported += 1
         }
     }
 
-    private mutating func emitPartial(_ emit: (NALUnit) -> Void) {
-        counters.damagedUnits += 1
-        if fragment.count > 1 {
-            emit(NALUnit(bytes: fragment, firstByteMicros: fragmentFirstByte, lastByteMicros: fragmentFirstByte, damaged: true))
-        }
-        inFragment = false
-        fragment.removeAll(keepingCapacity: true)
-    }
+    public mutating func reset() { fragments.reset() }
 
-    public mutating func reset() {
-        inFragment = false
-        fragment.removeAll(keepingCapacity: true)
-    }
-
-    public var hasPartialUnit: Bool { inFragment }
+    public var hasPartialUnit: Bool { fragments.active }
 }
 
 /// Counters every payload depacketizer keeps.

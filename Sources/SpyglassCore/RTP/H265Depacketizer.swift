@@ -7,23 +7,18 @@
 /// - PACI, type 50, is counted as unsupported.
 public struct H265Depacketizer: PayloadDepacketizer {
     public private(set) var counters = DepacketizerCounters()
-    private var fragment: [UInt8] = []
-    private var fragmentFirstByte: UInt64 = 0
-    private var inFragment = false
-    private let maxUnitBytes: Int
+    private var fragments: FragmentReassembler
 
     /// - Parameter maxUnitBytes: cap on a reassembled NAL unit (default 16 MiB).
-    public init(maxUnitBytes: Int = 16 << 20) { self.maxUnitBytes = maxUnitBytes }
+    public init(maxUnitBytes: Int = 16 << 20) {
+        fragments = FragmentReassembler(headerSize: 2, maxUnitBytes: maxUnitBytes)
+    }
 
     public mutating func push(_ payload: ArraySlice<UInt8>, arrivalMicros: UInt64, lossBefore: Bool, emit: (NALUnit) -> Void) {
-        if lossBefore && inFragment {
-            // A fragment was lost: pass on what arrived, marked damaged (the decoder conceals the rest).
-            emitPartial(emit)
-        }
+        if lossBefore { fragments.abandon(counters: &counters, emit: emit) }
         guard payload.count >= 2 else { counters.malformed += 1; return }
         let s = payload.startIndex
-        let type = (payload[s] >> 1) & 0x3F
-        switch type {
+        switch (payload[s] >> 1) & 0x3F {
         case 0...47:
             emit(NALUnit(bytes: Array(payload), firstByteMicros: arrivalMicros, lastByteMicros: arrivalMicros))
         case 48:
@@ -38,49 +33,16 @@ public struct H265Depacketizer: PayloadDepacketizer {
         case 49:
             guard payload.count >= 3 else { counters.malformed += 1; return }
             let fu = payload[s + 2]
-            let start = fu & 0x80 != 0, end = fu & 0x40 != 0
-            let body = payload.dropFirst(3)
-            if start {
-                if inFragment { emitPartial(emit) }   // the previous unit never ended
-                fragment.removeAll(keepingCapacity: true)
-                fragment.append((payload[s] & 0x81) | ((fu & 0x3F) << 1))
-                fragment.append(payload[s + 1])
-                fragmentFirstByte = arrivalMicros
-                inFragment = true
-            } else if !inFragment {
-                counters.damagedUnits += 1
-                return
-            }
-            guard fragment.count + body.count <= maxUnitBytes else {
-                counters.oversizeUnits += 1
-                inFragment = false
-                fragment.removeAll(keepingCapacity: true)
-                return
-            }
-            fragment += body
-            if end {
-                inFragment = false
-                emit(NALUnit(bytes: fragment, firstByteMicros: fragmentFirstByte, lastByteMicros: arrivalMicros))
-                fragment.removeAll(keepingCapacity: true)
-            }
+            // NAL header = the payload header with the FU's type put back.
+            fragments.push(header: [(payload[s] & 0x81) | ((fu & 0x3F) << 1), payload[s + 1]], body: payload.dropFirst(3),
+                           start: fu & 0x80 != 0, end: fu & 0x40 != 0, arrivalMicros: arrivalMicros,
+                           counters: &counters, emit: emit)
         default:
             counters.unsupported += 1
         }
     }
 
-    private mutating func emitPartial(_ emit: (NALUnit) -> Void) {
-        counters.damagedUnits += 1
-        if fragment.count > 2 {
-            emit(NALUnit(bytes: fragment, firstByteMicros: fragmentFirstByte, lastByteMicros: fragmentFirstByte, damaged: true))
-        }
-        inFragment = false
-        fragment.removeAll(keepingCapacity: true)
-    }
+    public mutating func reset() { fragments.reset() }
 
-    public mutating func reset() {
-        inFragment = false
-        fragment.removeAll(keepingCapacity: true)
-    }
-
-    public var hasPartialUnit: Bool { inFragment }
+    public var hasPartialUnit: Bool { fragments.active }
 }

@@ -23,18 +23,6 @@ private func h264CeilDiv(_ a: Int, _ b: Int) -> Int {
     return a / b + (a % b == 0 ? 0 : 1)
 }
 
-/// Sample aspect ratios of Table E-1 for aspect_ratio_idc 1...16.
-private let h264SARTable: [(Int, Int)] = [
-    (1, 1), (12, 11), (10, 11), (16, 11), (40, 33), (24, 11), (20, 11), (32, 11),
-    (80, 33), (18, 11), (15, 11), (64, 33), (160, 99), (4, 3), (3, 2), (2, 1),
-]
-
-/// A sample aspect ratio as a pair, kept in a struct so that the parameter sets stay Hashable.
-private struct H264Ratio: Sendable, Hashable {
-    var num: Int
-    var den: Int
-}
-
 // MARK: - SPS
 
 /// An H.264 sequence parameter set (`seq_parameter_set_rbsp`, ITU-T H.264 §7.3.2.1.1) with a VUI summary (Annex E.1.1).
@@ -115,7 +103,7 @@ public struct H264SPS: Sendable, Hashable {
 
     /// vui_parameters_present_flag (ITU-T H.264 §7.4.2.1.1).
     public private(set) var vuiParametersPresentFlag: Bool = false
-    private var sar: H264Ratio? = nil
+    private var sar: AspectRatio? = nil
     /// Sample (pixel) aspect ratio num:den from aspect_ratio_idc / sar_width:sar_height; nil when absent, unspecified or reserved (ITU-T H.264 §E.2.1, Table E-1).
     public var sampleAspectRatio: (num: Int, den: Int)? { sar.map { (num: $0.num, den: $0.den) } }
     /// video_format, 0...7; 5 (unspecified) when absent (ITU-T H.264 §E.2.1, Table E-2).
@@ -290,33 +278,13 @@ public struct H264SPS: Sendable, Hashable {
 
     /// Parses vui_parameters() (ITU-T H.264 §E.1.1).
     private mutating func parseVUI(_ r: inout BitReader) throws {
-        if try r.flag() { // aspect_ratio_info_present_flag
-            let idc = Int(try r.bits(8))
-            if idc == 255 { // Extended_SAR
-                let w = Int(try r.bits(16))
-                let h = Int(try r.bits(16))
-                sar = (w > 0 && h > 0) ? H264Ratio(num: w, den: h) : nil
-            } else if idc >= 1 && idc <= 16 {
-                let e = h264SARTable[idc - 1]
-                sar = H264Ratio(num: e.0, den: e.1)
-            }
-        }
-        if try r.flag() { // overscan_info_present_flag
-            _ = try r.flag() // overscan_appropriate_flag
-        }
-        if try r.flag() { // video_signal_type_present_flag
-            videoFormat = Int(try r.bits(3))
-            videoFullRangeFlag = try r.flag()
-            if try r.flag() { // colour_description_present_flag
-                colourPrimaries = Int(try r.bits(8))
-                transferCharacteristics = Int(try r.bits(8))
-                matrixCoefficients = Int(try r.bits(8))
-            }
-        }
-        if try r.flag() { // chroma_loc_info_present_flag
-            _ = try r.ue(max: 5, "chroma_sample_loc_type_top_field")
-            _ = try r.ue(max: 5, "chroma_sample_loc_type_bottom_field")
-        }
+        let prefix = try VUIPrefix(&r)   // aspect ratio … chroma location, shared with the other codec
+        sar = prefix.sar
+        videoFormat = prefix.videoFormat
+        videoFullRangeFlag = prefix.videoFullRangeFlag
+        colourPrimaries = prefix.colourPrimaries
+        transferCharacteristics = prefix.transferCharacteristics
+        matrixCoefficients = prefix.matrixCoefficients
         if try r.flag() { // timing_info_present_flag
             numUnitsInTick = try r.bits(32)
             timeScale = try r.bits(32)

@@ -37,18 +37,6 @@ private func h265CeilLog2(_ n: Int) -> Int {
     n <= 1 ? 0 : Int.bitWidth - (n - 1).leadingZeroBitCount
 }
 
-/// Sample aspect ratios of Table E-1 for aspect_ratio_idc 1...16.
-private let h265SARTable: [(Int, Int)] = [
-    (1, 1), (12, 11), (10, 11), (16, 11), (40, 33), (24, 11), (20, 11), (32, 11),
-    (80, 33), (18, 11), (15, 11), (64, 33), (160, 99), (4, 3), (3, 2), (2, 1),
-]
-
-/// A sample aspect ratio as a pair, kept in a struct so that the parameter sets stay Hashable.
-private struct H265Ratio: Sendable, Hashable {
-    var num: Int
-    var den: Int
-}
-
 /// Parses and discards scaling_list_data() (§7.3.4).
 private func skipH265ScalingListData(_ r: inout BitReader) throws {
     for sizeId in 0..<4 {
@@ -322,7 +310,7 @@ public struct H265SPS: Sendable, Hashable {
 
     /// vui_parameters_present_flag (ITU-T H.265 §7.4.3.2.1).
     public private(set) var vuiParametersPresentFlag: Bool = false
-    private var sar: H265Ratio? = nil
+    private var sar: AspectRatio? = nil
     /// Sample (pixel) aspect ratio num:den from aspect_ratio_idc / sar_width:sar_height; nil when absent, unspecified or reserved (ITU-T H.265 §E.3.1, Table E-1).
     public var sampleAspectRatio: (num: Int, den: Int)? { sar.map { (num: $0.num, den: $0.den) } }
     /// video_format, 0...7; 5 (unspecified) when absent (ITU-T H.265 §E.3.1, Table E-2).
@@ -530,33 +518,13 @@ public struct H265SPS: Sendable, Hashable {
 
     /// Parses vui_parameters() (ITU-T H.265 §E.2.1).
     private mutating func parseVUI(_ r: inout BitReader) throws {
-        if try r.flag() { // aspect_ratio_info_present_flag
-            let idc = Int(try r.bits(8))
-            if idc == 255 { // EXTENDED_SAR
-                let sw = Int(try r.bits(16))
-                let sh = Int(try r.bits(16))
-                sar = (sw > 0 && sh > 0) ? H265Ratio(num: sw, den: sh) : nil
-            } else if idc >= 1 && idc <= 16 {
-                let e = h265SARTable[idc - 1]
-                sar = H265Ratio(num: e.0, den: e.1)
-            }
-        }
-        if try r.flag() { // overscan_info_present_flag
-            _ = try r.flag() // overscan_appropriate_flag
-        }
-        if try r.flag() { // video_signal_type_present_flag
-            videoFormat = Int(try r.bits(3))
-            videoFullRangeFlag = try r.flag()
-            if try r.flag() { // colour_description_present_flag
-                colourPrimaries = Int(try r.bits(8))
-                transferCharacteristics = Int(try r.bits(8))
-                matrixCoefficients = Int(try r.bits(8))
-            }
-        }
-        if try r.flag() { // chroma_loc_info_present_flag
-            _ = try r.ue(max: 5, "chroma_sample_loc_type_top_field")
-            _ = try r.ue(max: 5, "chroma_sample_loc_type_bottom_field")
-        }
+        let prefix = try VUIPrefix(&r)   // aspect ratio … chroma location, shared with the other codec
+        sar = prefix.sar
+        videoFormat = prefix.videoFormat
+        videoFullRangeFlag = prefix.videoFullRangeFlag
+        colourPrimaries = prefix.colourPrimaries
+        transferCharacteristics = prefix.transferCharacteristics
+        matrixCoefficients = prefix.matrixCoefficients
         _ = try r.flag() // neutral_chroma_indication_flag
         fieldSeqFlag = try r.flag()
         frameFieldInfoPresentFlag = try r.flag()

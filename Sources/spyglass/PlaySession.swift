@@ -48,11 +48,20 @@ final class PlaySession: @unchecked Sendable {
         for path in [options.summaryPath, options.snapshotPath].compactMap({ $0 }) {
             do { try OutputFile(path: path).close() } catch { Log.error("\(error)"); return 1 }
         }
+        var recordUnwritable = false
+        if let path = options.recordPath {
+            // Say at once when the recording cannot be written; viewing goes on without it.
+            let dir = (path as NSString).deletingLastPathComponent
+            if access(dir.isEmpty ? "." : dir, W_OK) != 0 {
+                Log.error("--record \(path): folder '\(dir.isEmpty ? "." : dir)' is not writable (\(String(cString: strerror(errno)))); playing without recording")
+                recordUnwritable = true
+            }
+        }
         do { recorder = try LatencyRecorder(logPath: options.latencyLogPath) } catch { Log.error("\(error)"); return 1 }
         let receiver = Receiver(source: source, options: options.receiver)
         self.receiver = receiver
         var flightRecorder: Recorder?
-        if let path = options.recordPath {
+        if let path = options.recordPath, !recordUnwritable {
             let r = Recorder(path: path, splitBytes: options.recordSplitBytes, splitMicros: options.recordSplitMicros)
             flightRecorder = r
             receiver.accessUnitObserver = { au, store in
@@ -131,8 +140,10 @@ final class PlaySession: @unchecked Sendable {
         receiver.setDisplayCounts(displayed: displayed, dropped: slot.dropped + (leftover != nil ? 1 : 0) + hiddenDamaged)
         lock.unlock()
         recorder?.close()
+        var recordFailed = recordUnwritable
         if let rec = flightRecorder {
             rec.close()
+            recordFailed = rec.error != nil
             if rec.error == nil {
                 Log.info("recorded \(rec.accessUnits) access units, \(rec.bytes) bytes to \(rec.files.joined(separator: ", "))")
             }
@@ -153,7 +164,7 @@ final class PlaySession: @unchecked Sendable {
             Log.error("\(options.framemd5Path ?? ""): write failed (disk full?)")
             status = 1
         }
-        if snapshotFailed { status = 1 }
+        if snapshotFailed || recordFailed { status = 1 }
         if let runError { Log.error("\(runError)"); return 1 }
         if summary.framesDecoded == 0 && !url.isLive {
             if summary.refusedAccessUnits > 0 {

@@ -5,12 +5,13 @@ import Glibc
 #endif
 
 let probeUsage = """
-usage: spyglass probe SOURCE [--duration S] [--json] [--codec h264|h265] [--rtp|--raw]
+usage: spyglass probe SOURCE [--duration S] [--json] [--codec h264|h265] [--rtp|--raw] [--port N] [--host H]
 
 What a stream holds: codec, profile and level, size, bit depth and chroma, frame rate (VUI and
 measured), GOP (keyframe interval, recovery points, intra refresh, open GOP), slices per picture,
 B-frames and reorder depth, SEI types, time stamps, bitrate; for live sources datagram sizes and
-RTP loss; and every error found. Files are read to the end; live sources for --duration (5 s).
+RTP loss; and every error found. Files and packet captures (pcap/pcapng; --port/--host pick the
+UDP flow) are read to the end; live sources for --duration (5 s).
 """
 
 func runProbe(_ argv: [String]) throws -> Int32 {
@@ -20,8 +21,11 @@ func runProbe(_ argv: [String]) throws -> Int32 {
     var duration = 5.0
     var json = false
     var sourceText: String?
+    var port: UInt16?, host: String?
     while let arg = a.next() {
         switch arg {
+        case "--port": port = UInt16(try a.integer(arg, 1...65535))
+        case "--host": host = try a.value(arg)
         case "--duration": duration = try a.number(arg, 0.1...86_400)
         case "--json": json = true
         case "--codec":
@@ -44,7 +48,11 @@ func runProbe(_ argv: [String]) throws -> Int32 {
     let source: ByteSource
     do {
         url = try SourceURL(parsing: sourceText)
-        source = try openSource(url, options: options)
+        if case .file(let path) = url, isPacketCapture(path) {
+            source = try PcapSource(path: path, port: port, host: host, speed: 0)
+        } else {
+            source = try openSource(url, options: options)
+        }
     } catch {
         Log.error("\(sourceText): \(error)")
         return 1
@@ -63,7 +71,8 @@ func runProbe(_ argv: [String]) throws -> Int32 {
     }
     do { try receiver.run { _ in } } catch { Log.error("\(error)"); return 1 }
     lock.lock()
-    probe.finish(summary: receiver.summary, live: url.isLive, datagramSizes: sizes)
+    probe.finish(summary: receiver.summary, live: url.isLive || source is PcapSource, datagramSizes: sizes,
+                 parameterSets: receiver.parameterSets)
     lock.unlock()
     if json {
         let enc = JSONEncoder()

@@ -21,6 +21,7 @@ func runReplay(_ argv: [String]) throws -> Int32 {
         default: rest.append(arg)
         }
     }
+    if let f = from, let t = to, t <= f { throw CLIError.usage("replay: --to (\(t)) must be after --from (\(f))") }
     let (url, options) = try parsePlay(rest)
     guard case .file(let path) = url else {
         FileHandle.standardError.write(Data("spyglass: error: replay takes a recording file\n".utf8))
@@ -42,6 +43,9 @@ func runReplay(_ argv: [String]) throws -> Int32 {
             Log.info("\(path): index repaired (\(source.index.repaired) torn or incomplete entries dropped)")
         }
         Log.info(String(format: "replaying %d access units (%.1f s) at %.2fx", source.index.entries.count, source.durationSeconds, speed))
+        if let f = from, f > source.durationSeconds {
+            Log.info(String(format: "warning: --from %.1f s is past the end (%.1f s): playing from the last keyframe", f, source.durationSeconds))
+        }
         var o = options
         o.receiver.idleFlushMicros = max(o.receiver.idleFlushMicros, 1_000)
         return PlaySession(url: url, options: o).run(openedSource: source)

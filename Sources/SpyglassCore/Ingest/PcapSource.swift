@@ -87,13 +87,16 @@ public final class PcapSource: ByteSource {
             counts.packets += 1
             if h.pointee.caplen < h.pointee.len { counts.truncated += 1; continue }
             let bytes = UnsafeBufferPointer(start: d, count: Int(h.pointee.caplen))
-            let time = UInt64(h.pointee.ts.tv_sec) * 1_000_000 + UInt64(h.pointee.ts.tv_usec)
+            // Capture clocks step and files get merged: clamp, never trap.
+            let sec = UInt64(clamping: max(0, Int64(h.pointee.ts.tv_sec)))
+            let (scaled, overflow) = min(sec, 1 << 40).multipliedReportingOverflow(by: 1_000_000)
+            let time = overflow ? UInt64(1) << 60 : scaled + UInt64(clamping: max(0, Int64(h.pointee.ts.tv_usec)))
             guard let ip = Self.ipPayload(bytes, link: link) else { counts.nonUDP += 1; continue }
             guard let udp = Self.udp(ip, fragments: &fragments, counts: &counts) else { continue }
             flows[udp.flow, default: 0] += 1
             datagrams.append((time, udp.flow, udp.payload))
         }
-        counts.fragmentsDropped += fragments.pending
+        counts.fragmentsDropped += fragments.pending + fragments.dropped
         // Choose the flow.
         var candidates = Array(flows.keys)
         if let port { candidates = candidates.filter { $0.destinationPort == port } }
@@ -119,7 +122,9 @@ public final class PcapSource: ByteSource {
         let d = datagrams[position]
         if startMicros == 0 { startMicros = MonotonicClock.nowMicros() }
         if speed > 0 {
-            let due = startMicros + UInt64(Double(d.time - datagrams[0].time) / speed)
+            // Time relative to the first datagram; a packet stamped earlier plays at once.
+            let offset = d.time > datagrams[0].time ? d.time - datagrams[0].time : 0
+            let due = startMicros + UInt64(min(Double(offset) / speed, 1e15))
             let now = MonotonicClock.nowMicros()
             if due > now {
                 MonotonicClock.sleep(untilMicros: min(due, now + UInt64(timeoutMicros)))
@@ -209,16 +214,26 @@ public final class PcapSource: ByteSource {
         return (Flow(source: src, destination: dst, destinationPort: port), Array(l4[8..<length]))
     }
 
-    /// IPv4 fragments waiting for the rest of their datagram (RFC 791), bounded.
+    /// IPv4 fragments waiting for the rest of their datagram (RFC 791), bounded: at most 64
+    /// datagrams in progress, 64 fragments and 64 KiB each (a UDP datagram is at most 64 KiB).
     struct FragmentTable {
         private var parts: [String: [(offset: Int, data: [UInt8], last: Bool)]] = [:]
         private var order: [String] = []
         var pending: Int { parts.count }
+        /// Datagrams given up: evicted, or over the fragment or size cap.
+        private(set) var dropped = 0
 
         mutating func add(key: String, offset: Int, more: Bool, data: [UInt8]) -> [UInt8]? {
             if parts[key] == nil {
                 order.append(key)
-                if order.count > 64 { parts[order.removeFirst()] = nil }
+                if order.count > 64 { parts[order.removeFirst()] = nil; dropped += 1 }
+            }
+            let list0 = parts[key, default: []]
+            if list0.count >= 64 || offset + data.count > 65_535 {
+                parts[key] = nil
+                order.removeAll { $0 == key }
+                dropped += 1
+                return nil
             }
             parts[key, default: []].append((offset, data, !more))
             let list = parts[key]!.sorted { $0.offset < $1.offset }

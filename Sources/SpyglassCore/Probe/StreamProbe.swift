@@ -113,7 +113,18 @@ public struct StreamProbe {
     }
 
     /// Adds what the rest of the pipeline counted, and finishes the figures.
-    public mutating func finish(summary s: ReceiverSummary, live: Bool, datagramSizes: [Int]) {
+    public mutating func finish(summary s: ReceiverSummary, live: Bool, datagramSizes: [Int],
+                                parameterSets: ParameterSetStore? = nil) {
+        // Parameter sets without any picture still say what the stream would be.
+        if report.codec == nil, let store = parameterSets, let f = store.latestFormat {
+            report.codec = f.codec.displayName
+            report.width = f.width; report.height = f.height
+            report.bitDepth = f.bitDepth; report.chroma = f.chromaName
+            report.frameRateVUI = f.frameRate
+            report.reorderDepth = f.maxNumReorderFrames
+            report.profile = Self.profileName(codec: f.codec, idc: f.profileIdc)
+            report.level = f.codec == .h264 ? Double(f.levelIdc) / 10 : Double(f.levelIdc) / 30
+        }
         if let a = firstArrival, let b = lastArrival, b > a, live, report.accessUnits > 1 {
             report.durationSeconds = Double(b - a) / 1e6
             report.frameRateMeasured = Double(report.accessUnits - 1) / report.durationSeconds
@@ -139,6 +150,7 @@ public struct StreamProbe {
         if s.datagramsLost > 0 { e.append("\(s.datagramsLost) RTP packets lost") }
         if s.truncatedDatagrams > 0 { e.append("\(s.truncatedDatagrams) truncated datagrams") }
         if s.prematureIdleFlushes > 0 { e.append("\(s.prematureIdleFlushes) NAL units cut by an idle flush") }
+        if report.accessUnits == 0 { e.append("no picture (no access unit with a slice)") }
         report.errors = e
     }
 

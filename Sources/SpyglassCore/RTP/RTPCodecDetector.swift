@@ -10,16 +10,26 @@ public struct RTPCodecDetector {
 
     public init(maxPackets: Int = 32) { self.maxPackets = maxPackets }
 
+    /// The codec one payload proves on its own, or nil.
+    public static func decisive(_ payload: ArraySlice<UInt8>) -> VideoCodec? {
+        guard payload.count >= 2 else { return nil }
+        let b0 = payload[payload.startIndex], b1 = payload[payload.startIndex + 1]
+        let hType = (b0 >> 1) & 0x3F, layer = ((b0 & 1) << 5) | (b1 >> 3), tid = b1 & 7
+        let h265Header = b0 & 0x80 == 0 && layer == 0 && tid >= 1
+        if h265Header && tid == 1 && [32, 33, 34, 48, 49].contains(hType) { return .h265 }
+        if b0 & 0x80 == 0 && [7, 8, 24, 28].contains(b0 & 0x1F) && !h265Header { return .h264 }
+        return nil
+    }
+
     public mutating func observe(_ payload: ArraySlice<UInt8>) -> VideoCodec? {
         if let decided { return decided }
         seen += 1
+        if let d = Self.decisive(payload) { decided = d; return decided }
         if payload.count >= 2 {
             let b0 = payload[payload.startIndex], b1 = payload[payload.startIndex + 1]
             let hType = (b0 >> 1) & 0x3F, layer = ((b0 & 1) << 5) | (b1 >> 3), tid = b1 & 7
             let h265Header = b0 & 0x80 == 0 && layer == 0 && tid >= 1
-            if h265Header && tid == 1 && [32, 33, 34, 48, 49].contains(hType) { decided = .h265; return decided }
             let aType = b0 & 0x1F
-            if b0 & 0x80 == 0 && [7, 8, 24, 28].contains(aType) && !h265Header { decided = .h264; return decided }
             if h265Header && (hType <= 21 || (32...40).contains(hType)) { h265 += 1 }
             if b0 & 0x80 == 0 && ((1...23).contains(aType) || aType == 24 || aType == 28) { h264 += 1 }
         }

@@ -33,6 +33,8 @@ public struct RTPReceiver {
     private var counts = Counters()
     private var lastSSRC: UInt32?
     private let codecGiven: Bool
+    private var redetect = false
+    private var pastPayload = DepacketizerCounters()
     private var lastTimestamp: UInt32?
     private var lastHadMarker = true
 
@@ -55,7 +57,12 @@ public struct RTPReceiver {
     public var counters: Counters {
         var c = counts
         c.sequence = tracker.counters
-        c.payload = depacketizer?.counters ?? DepacketizerCounters()
+        let now = depacketizer?.counters ?? DepacketizerCounters()
+        c.payload = DepacketizerCounters(damagedUnits: pastPayload.damagedUnits + now.damagedUnits,
+                                         malformed: pastPayload.malformed + now.malformed,
+                                         unsupported: pastPayload.unsupported + now.unsupported,
+                                         oversizeUnits: pastPayload.oversizeUnits + now.oversizeUnits)
+        c.sequence.reordered += reorder.putBackInOrder
         return c
     }
 
@@ -69,6 +76,17 @@ public struct RTPReceiver {
             return
         }
         process(datagram, arrivalMicros: arrivalMicros, emit: emit)
+    }
+
+    private mutating func switchDepacketizer(to c: VideoCodec) {
+        if let old = depacketizer?.counters {
+            pastPayload.damagedUnits += old.damagedUnits
+            pastPayload.malformed += old.malformed
+            pastPayload.unsupported += old.unsupported
+            pastPayload.oversizeUnits += old.oversizeUnits
+        }
+        codec = c
+        depacketizer = Self.make(c)
     }
 
     private mutating func redetected(_ c: VideoCodec, emit: (Event) -> Void) {
@@ -102,16 +120,9 @@ public struct RTPReceiver {
         case .restart:
             depacketizer?.reset()
             emit(.restart(reason: String(format: "sender restart (SSRC %08x, sequence %d)", p.ssrc, p.sequenceNumber)))
-            if !codecGiven {
-                // A new sender may use the other codec: detect it again from its first packets.
-                codec = nil
-                detector = RTPCodecDetector()
-                tracker.forgetStream()
-                held = [(Array(RTPPacket.build(marker: p.marker, payloadType: p.payloadType, sequenceNumber: p.sequenceNumber,
-                                                timestamp: p.timestamp, ssrc: p.ssrc, payload: Array(p.payload))), arrivalMicros)]
-                if let c = detector.observe(p.payload) { redetected(c, emit: emit) }
-                return
-            }
+            // A new sender may use the other codec: the next decisive payload tells (no replay of
+            // held packets, so stray packets from several senders cannot start a restart loop).
+            if !codecGiven { redetect = true }
         case .accept(let gap):
             if gap > 0 {
                 lossBefore = true
@@ -124,6 +135,10 @@ public struct RTPReceiver {
         }
         lastTimestamp = p.timestamp
         lastHadMarker = p.marker
+        if redetect, let c = RTPCodecDetector.decisive(p.payload) {
+            redetect = false
+            if c != codec { switchDepacketizer(to: c) }
+        }
         guard var d = depacketizer else { return }
         d.push(p.payload, arrivalMicros: arrivalMicros, lossBefore: lossBefore) { emit(.unit($0)) }
         depacketizer = d

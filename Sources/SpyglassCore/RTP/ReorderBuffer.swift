@@ -4,6 +4,8 @@ public struct ReorderBuffer {
     public let windowMicros: UInt64
     private var held: [UInt16: (RTPPacket, UInt64)] = [:]
     private var next: UInt16?
+    /// Packets that arrived after later ones and were put back in order.
+    public private(set) var putBackInOrder = 0
     /// Packets held at most (a burst larger than this releases the oldest).
     public let capacity: Int
 
@@ -30,6 +32,8 @@ public struct ReorderBuffer {
             if delta > 3000 || delta < -3000 { held.removeAll(); next = p.sequenceNumber &+ 1 }
             return [(p, arrivalMicros)]
         }
+        // The awaited packet arriving after later ones: it came out of order, and is put back.
+        if delta == 0 && !held.isEmpty { putBackInOrder += 1 }
         held[p.sequenceNumber] = (p, arrivalMicros)
         return release(now: arrivalMicros)
     }

@@ -48,6 +48,9 @@ public final class Receiver: @unchecked Sendable {
         self.gate = RandomAccessGate(timeoutMicros: UInt64(max(0, options.joinTimeoutMicros)))
     }
 
+    /// The parameter sets seen (receive thread, or after ``run(sink:)`` returned).
+    public var parameterSets: ParameterSetStore? { assembler?.parameterSets }
+
     /// Counters so far (safe from any thread).
     public var summary: ReceiverSummary { summaryLock.lock(); defer { summaryLock.unlock() }; return _summary }
 

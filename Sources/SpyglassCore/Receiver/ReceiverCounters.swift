@@ -72,6 +72,8 @@ public struct ReceiverSummary: Codable, Sendable {
         var extra: [String] = []
         if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated") }
         if notRTP > 0 { extra.append("\(notRTP) not RTP") }
+        if damagedNALUnits > 0 { extra.append("\(damagedNALUnits) NAL units damaged by lost fragments") }
+        if malformedPayloads > 0 { extra.append("\(malformedPayloads) malformed or unsupported RTP payloads") }
         if resets > 0 { extra.append("\(resets) resets") }
         if disconnects > 0 { extra.append("\(disconnects) disconnects") }
         if disallowed > 0 { extra.append("\(disallowed) from disallowed senders") }

@@ -114,7 +114,8 @@ public final class Recorder {
 
     private func fail(_ why: String) {
         error = why
-        Log.error("recording stopped: \(why); kept \(accessUnits) access units, \(bytes) bytes in \(files.joined(separator: ", "))")
+        Log.error("recording stopped: \(why); kept \(accessUnits) access units, \(bytes) bytes"
+                  + (files.isEmpty ? "" : " in " + files.joined(separator: ", ")))
         closeFiles()
     }
 
@@ -170,7 +171,9 @@ public struct RecordingIndex: Sendable {
             let f = line.split(separator: 0x2C).map { String(decoding: $0, as: UTF8.self) }
             guard f.count == 9, let off = Int(f[0]), let size = Int(f[1]), let a = UInt64(f[2]), let b = UInt64(f[3]),
                   let w = UInt64(f[4]), let c = UInt64(f[5]) else { repaired += 1; continue }
-            guard off + size <= streamSize else { repaired += 1; continue }   // bytes not all written
+            // Sizes and offsets that cannot be right, bytes not all written, or time going backwards.
+            guard off >= 0, size > 0, size <= 1 << 30, off <= streamSize, size <= streamSize - off, b >= a else { repaired += 1; continue }
+            if let prev = entries.last, a < prev.firstByteMicros || off < prev.offset + prev.size { repaired += 1; continue }
             entries.append(Entry(offset: off, size: size, firstByteMicros: a, lastByteMicros: b, wallMicros: w,
                                  captureWallMicros: c, keyframe: f[6] == "1", recoveryPoint: f[7] == "1", damaged: f[8] == "1"))
         }

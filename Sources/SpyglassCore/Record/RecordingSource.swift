@@ -64,7 +64,7 @@ public final class RecordingSource: ByteSource {
     /// Seconds of the recording, from its index.
     public var durationSeconds: Double {
         guard let a = index.entries.first, let b = index.entries.last else { return 0 }
-        return Double(b.lastByteMicros - a.firstByteMicros) / 1e6
+        return b.lastByteMicros > a.firstByteMicros ? Double(b.lastByteMicros - a.firstByteMicros) / 1e6 : 0
     }
 
     // MARK: - control (from the window's thread)

@@ -228,4 +228,22 @@ final class RTPIngestTests: XCTestCase {
         XCTAssertEqual(r.hashes, expected)
         XCTAssertEqual(r.summary.datagramsLost, 0)
     }
+
+    /// Stray packets from two other senders before a real stream must not wedge the receiver in
+    /// restarts (found by a bad-input run: every packet used to reset the decoder again).
+    func testStrayPacketsFromSeveralSendersDoNotWedgeTheStream() throws {
+        let path = Fixtures.capture("test/h264-aud.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let stray = [RTPPacket.build(marker: false, payloadType: 96, sequenceNumber: 1, timestamp: 0, ssrc: 0xAAAA, payload: [0x41, 0x9A, 0, 1]),
+                     RTPPacket.build(marker: false, payloadType: 96, sequenceNumber: 9, timestamp: 0, ssrc: 0xBBBB, payload: [0x41, 0x9A, 0, 1])]
+        let groups = try Self.rtpPackets(path, codec: .h264, ssrc: 0xCCCC, firstSeq: 500)
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 0))
+        h.start()
+        Sender.udp(port: source.boundPort, datagrams: stray)
+        for g in groups { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+        let r = h.finish()
+        XCTAssertEqual(r.hashes, expected)
+        XCTAssertLessThanOrEqual(r.summary.resets, 2, "one restart per new sender, not one per packet")
+    }
 }

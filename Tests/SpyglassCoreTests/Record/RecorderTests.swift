@@ -77,12 +77,15 @@ final class RecorderTests: XCTestCase {
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
         var rng = SeededRandom(seed: 2024)
+        var recordedRuns = 0
+        defer { XCTAssertGreaterThan(recordedRuns, 10, "most runs recorded something before the kill") }
         for run in 0..<20 {
             let base = FileManager.default.temporaryDirectory.appendingPathComponent("kill-\(getpid())-\(run)").path
             let port = try Sender.freeUDPPort()
             let p = Process()
             p.executableURL = URL(fileURLWithPath: Fixtures.spyglassBinary)
-            p.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--record", base, "--timeout", "20"]
+            p.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--record", base, "--timeout", "20",
+                           "--idle-flush-ms", "50"]   // crash safety is under test, not the idle guess
             p.standardError = FileHandle.nullDevice
             try p.run()
             // Wait until the child has bound its port (start-up time varies on a loaded machine).
@@ -99,12 +102,10 @@ final class RecorderTests: XCTestCase {
             usleep(UInt32(rng.next(in: 0...4_000)))
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
-            guard FileManager.default.fileExists(atPath: base + ".h264") else {
-                XCTFail("run \(run): nothing recorded before the kill at AU \(killAfter)")
-                continue
-            }
+            // Killed before the first access unit was complete: nothing to replay, and nothing written.
+            guard let idx = RecordingIndex.load(streamPath: base + ".h264"), !idx.entries.isEmpty else { continue }
+            recordedRuns += 1
             let (replayed, index) = try replayHashes(base + ".h264")
-            XCTAssertGreaterThan(index.entries.count, 0, "run \(run)")
             XCTAssertLessThanOrEqual(index.entries.count, killAfter + 1, "run \(run)")
             XCTAssertEqual(replayed.count, index.entries.count, "run \(run): one frame per completed access unit")
             XCTAssertEqual(replayed, Array(expected.prefix(replayed.count)), "run \(run)")
@@ -144,10 +145,9 @@ final class RecorderFailureTests: XCTestCase {
     func testUnwritableRecordingPathKeepsPlaying() throws {
         let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", Fixtures.capture("test/h264-aud.h264"),
             "--display", "none", "--untimed", "--record", "/nonexistent/dir/flight"])
-        XCTAssertEqual(rc, 0, err)
-        XCTAssertTrue(err.contains("recording stopped"), err)
-        XCTAssertTrue(err.contains("kept 0 access units"), err)
-        XCTAssertTrue(err.contains("30 frames decoded"), err)
+        XCTAssertNotEqual(rc, 0, "the failed recording shows in the exit status")
+        XCTAssertTrue(err.contains("is not writable") && err.contains("playing without recording"), err)
+        XCTAssertTrue(err.contains("30 frames decoded, 30 displayed"), "viewing went on: \(err)")
     }
 
     func testSplitFilesEachStartAtAKeyframe() throws {

@@ -85,6 +85,7 @@ final class PlaySession: @unchecked Sendable {
                                              height: options.windowSize?.height ?? 540, vsync: options.vsync,
                                              position: options.windowPosition)
                     display?.captureReadback = options.snapshotPath != nil
+                    display?.showClock = options.clock
                     display?.showMessage(["Waiting for video…", "from \(source.label)"])
                     Log.info("window open (SDL renderer: \(display!.rendererName))")
                 } catch {
@@ -96,11 +97,17 @@ final class PlaySession: @unchecked Sendable {
 
         let md5 = framemd5
         let recorder = self.recorder
+        let clock = options.clock
         let headless = display == nil
         let thread = Thread { [self] in
             do {
                 try receiver.run { frame in
                     md5?.write(frame)
+                    if clock {
+                        // A camera filming our own clock strip: the code at the bottom of its picture.
+                        let y = frame.height - TimeCode.stripHeight(width: frame.width)
+                        frame.timing.opticalWallMicros = frame.readTimeCode(y: y) ?? 0
+                    }
                     if frame.damaged && !self.options.showDamaged {
                         // Hold the last clean picture; the concealed one is counted as dropped.
                         recorder?.record(frame, dropped: true)
@@ -219,7 +226,9 @@ final class PlaySession: @unchecked Sendable {
                     }
                 }
             }
-            let event = display.waitEvent(timeoutMillis: 100)
+            // With --clock the strip must stay current for a camera: redraw every 8 ms.
+            let event = display.waitEvent(timeoutMillis: options.clock ? 8 : 100)
+            if options.clock && event == nil { display.redraw() }
             switch event {
             case .quit?:
                 receiver.stop.set()

@@ -36,6 +36,8 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | 
   --snapshot FILE.ppm      save the window's last presented picture (read back)
   --window-size WxH        initial window size (default: the video's size)
   --window-pos X,Y         window position on the screen
+  --clock                  draw a wall-clock time code under the picture; a camera filming it and
+                           streaming back gives optical glass-to-glass (optical_ms in --latency-log)
   --vsync                  wait for vblank on present (off by default)
   --max-au-mb N            largest access unit (default 32)
   --max-size WxH           largest picture accepted from an SPS (default 8192x4320)
@@ -128,6 +130,7 @@ func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
         case "--latency-log": o.latencyLogPath = try a.value(arg)
         case "--snapshot": o.snapshotPath = try a.value(arg)
         case "--vsync": o.vsync = true
+        case "--clock": o.clock = true
         case "--window-pos":
             let v = try a.value(arg)
             let parts = v.split(separator: ",").compactMap { Int($0) }

@@ -44,6 +44,18 @@ public final class DecodedFrame: @unchecked Sendable {
     }
     /// Colour matrix signalled by the stream (`AVCOL_SPC_*`).
     public var colorSpace: AVColorSpace { frame.pointee.colorspace }
+    /// Reads a ``TimeCode`` whose strip starts at row `y` of the luma plane (8-bit formats).
+    public func readTimeCode(y: Int) -> UInt64? {
+        guard y >= 0, let plane = frame.pointee.data.0, frame.pointee.linesize.0 > 0,
+              av_get_pix_fmt_name(pixelFormat).map({ String(cString: $0).hasPrefix("yuv") && !String(cString: $0).contains("p1") }) ?? false
+        else { return nil }
+        let stride = Int(frame.pointee.linesize.0), w = width, h = height
+        return TimeCode.read(x: 0, y: y, width: w) { x, yy in
+            guard x >= 0, x < w, yy >= 0, yy < h else { return 0 }
+            return Int(plane[yy * stride + x])
+        }
+    }
+
     /// Sample aspect ratio as (num, den); (1, 1) when unknown.
     public var sampleAspectRatio: (Int, Int) {
         let r = frame.pointee.sample_aspect_ratio
@@ -69,6 +81,9 @@ public struct FrameTiming: Sendable, Codable {
     public var renderStartMicros: UInt64 = 0
     /// Presented: `SDL_RenderPresent` returned, or the headless sink took it.
     public var presentedMicros: UInt64 = 0
+    /// Optical capture: the wall-clock µs read from a ``TimeCode`` in the picture itself
+    /// (a camera filming `--clock`); 0 when none was read.
+    public var opticalWallMicros: UInt64 = 0
     /// How the access unit was known complete (``AccessUnit/Completion`` raw value).
     public var completion: String = ""
 

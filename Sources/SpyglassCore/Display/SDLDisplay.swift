@@ -134,6 +134,31 @@ public final class SDLDisplay {
 
     private var progress: (fraction: Double, text: String)?
 
+    /// Draws a ``TimeCode`` of the wall clock (µs since the epoch) across the bottom of the window
+    /// at every redraw: a camera pointed at the screen, streamed back, shows when it looked.
+    public var showClock = false
+
+    /// Height of the clock strip for the current window, pixels (0 without `showClock`).
+    public var clockStripHeight: Int {
+        guard showClock else { return 0 }
+        var ow: Int32 = 0, oh: Int32 = 0
+        SDL_GetRendererOutputSize(renderer, &ow, &oh)
+        return TimeCode.stripHeight(width: Int(ow))
+    }
+
+    private func drawClock(width: Int, y: Int) {
+        let b = TimeCode.blockSize(width: width)
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
+        var bg = SDL_Rect(x: 0, y: Int32(y), w: Int32(width), h: Int32(2 * b))
+        SDL_RenderFillRect(renderer, &bg)
+        SDL_SetRenderDrawColor(renderer, 255, 255, 255, 255)
+        for (i, bit) in TimeCode.bits(for: MonotonicClock.wallMicros()).enumerated() where bit {
+            var r = SDL_Rect(x: Int32((i % TimeCode.blocksPerRow) * b), y: Int32(y + (i / TimeCode.blocksPerRow) * b),
+                             w: Int32(b), h: Int32(b))
+            SDL_RenderFillRect(renderer, &r)
+        }
+    }
+
     /// A progress bar with a line of text along the bottom (replay); nil for none.
     public func setProgress(fraction: Double, text: String) {
         progress = (max(0, min(1, fraction)), text)
@@ -210,6 +235,12 @@ public final class SDLDisplay {
         SDL_RenderClear(renderer)
         var ow: Int32 = 0, oh: Int32 = 0
         SDL_GetRendererOutputSize(renderer, &ow, &oh)
+        if showClock {
+            // The clock strip takes the bottom of the window; the picture gets the rest.
+            let strip = Int32(TimeCode.stripHeight(width: Int(ow)))
+            drawClock(width: Int(ow), y: Int(oh - strip))
+            oh -= strip
+        }
         if hasPicture, let texture {
             var dst = letterbox(outputWidth: Int(ow), outputHeight: Int(oh), aspect: lastAspect)
             SDL_RenderCopy(renderer, texture, nil, &dst)

@@ -35,6 +35,13 @@ public struct LatencySample: Sendable {
     }
     public var glassToGlassMillis: Double? { dropped ? nil : Self.ms(captureMicros, timing.presentedMicros) }
     public var receiverAddedMillis: Double? { dropped ? nil : Self.ms(timing.lastByteMicros, timing.presentedMicros) }
+    /// Optical glass-to-glass: presented − the time code a camera filmed (`--clock`), ms.
+    public var opticalMillis: Double? {
+        guard !dropped, timing.opticalWallMicros > 0, opticalMonotonicMicros > 0 else { return nil }
+        return Self.ms(opticalMonotonicMicros, timing.presentedMicros)
+    }
+    /// The optical time code moved onto the monotonic clock, µs (0 = none).
+    public var opticalMonotonicMicros: UInt64 = 0
 }
 
 /// Collects per-frame timing, writes `--latency-log` (CSV or JSON Lines, by extension), and
@@ -42,7 +49,7 @@ public struct LatencySample: Sendable {
 /// statistics; the log file gets every row.
 public final class LatencyRecorder: @unchecked Sendable {
     /// Stage names in table order.
-    public static let stages = ["sender+network", "assembly", "decode", "queue", "render", "receiver-added", "glass-to-glass"]
+    public static let stages = ["sender+network", "assembly", "decode", "queue", "render", "receiver-added", "glass-to-glass", "optical"]
 
     private let lock = NSLock()
     private var samples: [LatencySample] = []
@@ -70,7 +77,7 @@ public final class LatencyRecorder: @unchecked Sendable {
             if !jsonLines {
                 f.write(("frame,au,dropped,damaged,completion,capture_wall_us,capture_us,first_byte_us,last_byte_us,complete_us,"
                     + "decode_start_us,decode_end_us,render_start_us,presented_us,"
-                    + "sender_network_ms,assembly_ms,decode_ms,queue_ms,render_ms,receiver_added_ms,glass_to_glass_ms\n"))
+                    + "sender_network_ms,assembly_ms,decode_ms,queue_ms,render_ms,receiver_added_ms,glass_to_glass_ms,optical_ms\n"))
             }
         }
     }
@@ -79,8 +86,11 @@ public final class LatencyRecorder: @unchecked Sendable {
     public func record(_ frame: DecodedFrame, dropped: Bool) {
         let t = frame.timing
         let capture = t.captureWallMicros > 0 ? UInt64(max(0, Int64(bitPattern: t.captureWallMicros) - wallMinusMonotonicMicros)) : 0
-        let s = LatencySample(frame: frame.index, accessUnit: frame.accessUnitIndex, dropped: dropped,
+        var s = LatencySample(frame: frame.index, accessUnit: frame.accessUnitIndex, dropped: dropped,
                               damaged: frame.damaged, completion: t.completion, timing: t, captureMicros: capture)
+        if t.opticalWallMicros > 0 {
+            s.opticalMonotonicMicros = UInt64(max(0, Int64(bitPattern: t.opticalWallMicros) - wallMinusMonotonicMicros))
+        }
         lock.lock(); defer { lock.unlock() }
         if samples.count < maxSamples { samples.append(s) }
         count += 1
@@ -99,12 +109,14 @@ public final class LatencyRecorder: @unchecked Sendable {
                 + "\"render_start_us\":\(t.renderStartMicros),\"presented_us\":\(t.presentedMicros),"
                 + "\"sender_network_ms\":\(j(s.senderNetworkMillis)),\"assembly_ms\":\(j(s.assemblyMillis)),"
                 + "\"decode_ms\":\(j(s.decodeMillis)),\"queue_ms\":\(j(s.queueMillis)),\"render_ms\":\(j(s.renderMillis)),"
-                + "\"receiver_added_ms\":\(j(s.receiverAddedMillis)),\"glass_to_glass_ms\":\(j(s.glassToGlassMillis))}\n"
+                + "\"receiver_added_ms\":\(j(s.receiverAddedMillis)),\"glass_to_glass_ms\":\(j(s.glassToGlassMillis)),"
+                + "\"optical_ms\":\(j(s.opticalMillis))}\n"
         }
         return "\(s.frame),\(s.accessUnit),\(s.dropped ? 1 : 0),\(s.damaged ? 1 : 0),\(s.completion),\(t.captureWallMicros),\(s.captureMicros),"
             + "\(t.firstByteMicros),\(t.lastByteMicros),\(t.completeMicros),\(t.decodeStartMicros),\(t.decodeEndMicros),"
             + "\(t.renderStartMicros),\(t.presentedMicros),\(f(s.senderNetworkMillis)),\(f(s.assemblyMillis)),"
-            + "\(f(s.decodeMillis)),\(f(s.queueMillis)),\(f(s.renderMillis)),\(f(s.receiverAddedMillis)),\(f(s.glassToGlassMillis))\n"
+            + "\(f(s.decodeMillis)),\(f(s.queueMillis)),\(f(s.renderMillis)),\(f(s.receiverAddedMillis)),\(f(s.glassToGlassMillis)),"
+            + "\(f(s.opticalMillis))\n"
     }
 
     /// All kept samples.
@@ -121,6 +133,7 @@ public final class LatencyRecorder: @unchecked Sendable {
             case "render": return s.renderMillis
             case "receiver-added": return s.receiverAddedMillis
             case "glass-to-glass": return s.glassToGlassMillis
+            case "optical": return s.opticalMillis
             default: return nil
             }
         }.sorted()

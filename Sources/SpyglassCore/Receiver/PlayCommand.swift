@@ -10,6 +10,8 @@ public struct PlayOptions: Sendable {
     /// Write the window's read-back picture of the last presented frame here (PPM, RGB24).
     public var snapshotPath: String?
     public var vsync = false
+    /// Draw a wall-clock time code under the picture, and read one from incoming pictures (optical glass-to-glass).
+    public var clock = false
     /// A live source with no new frame for this long shows a stalled state, ms.
     public var stallMillis = 500.0
     /// Show frames libavcodec concealed (true), or hold the last clean one until a clean picture.

@@ -72,6 +72,7 @@ final class TimestampTests: XCTestCase {
             let pattern = TestPattern(width: 640, height: 360)
             var sent: [UInt64] = []
             var read: [UInt64?] = []
+            var bottoms: [UInt64?] = []
             for i in 0..<40 {
                 let t = 1_764_000_000_000_000 + UInt64(i) * 33_333
                 sent.append(t)
@@ -92,13 +93,18 @@ final class TimestampTests: XCTestCase {
                         decoder.decode(au) { frame in
                             let y = frame.frame.pointee.data.0!
                             let stride = Int(frame.frame.pointee.linesize.0)
-                            read.append(TimeCode.read(x: 0, y: 0, width: frame.width) { Int(y[$1 * stride + $0]) })
+                            let top = TimeCode.read(x: 0, y: 0, width: frame.width) { Int(y[$1 * stride + $0]) }
+                            read.append(top)
+                            // The same code at the bottom, read the way --clock reads a camera's picture.
+                            bottoms.append(frame.readTimeCode(y: frame.height - TimeCode.stripHeight(width: frame.width)))
                         }
                     }
                 }
             }
             XCTAssertEqual(read.count, sent.count, "\(codec): one picture per frame, none held back")
             XCTAssertEqual(read.compactMap { $0 }, Array(sent.prefix(read.count)), "\(codec): every code read back exactly")
+            XCTAssertEqual(bottoms.compactMap { $0 }, Array(sent.prefix(bottoms.count)), "\(codec): bottom codes too")
+            XCTAssertGreaterThan(bottoms.compactMap { $0 }.count, sent.count * 9 / 10)
         }
     }
 }

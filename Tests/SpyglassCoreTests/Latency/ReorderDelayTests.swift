@@ -79,3 +79,22 @@ final class PerNALDecodeTests: XCTestCase {
         XCTAssertEqual(framesOut, try Fixtures.ffmpegFrameMD5(path).count)
     }
 }
+
+/// A live stream whose VUI claims another frame rate than it is sent at is never paced by it.
+final class WrongFrameRateTests: XCTestCase {
+    func testLiveLatencyDoesNotFollowAWrongVUIRate() throws {
+        // The capture's VUI says 25 fps; it is sent at 60 fps. Live input is never held to the VUI rate,
+        // so every frame is out before the next access unit arrives, to the end.
+        let path = Fixtures.capture("test/h264-fps25.h264")
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 1_000))
+        h.start()
+        Sender.udp(port: source.boundPort, datagrams: aus, pauseMicros: { $0 == 0 ? 0 : 16_667 })
+        let r = h.finish()
+        XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(path))
+        for i in 0..<(r.timings.count - 1) {
+            XCTAssertLessThan(r.timings[i].presentedMicros, r.timings[i + 1].firstByteMicros, "frame \(i) held back")
+        }
+    }
+}

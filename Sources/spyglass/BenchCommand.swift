@@ -93,6 +93,7 @@ func runBench(_ argv: [String]) throws -> Int32 {
         }
     }
     let started = MonotonicClock.nowMicros()
+    var lastLine = 0
     session.onTick = {
         let elapsed = Double(MonotonicClock.nowMicros() - started) / 1e6
         let frac = min(1, elapsed / duration)
@@ -101,8 +102,10 @@ func runBench(_ argv: [String]) throws -> Int32 {
         // A progress bar on a terminal; a line per second in a log.
         if isatty(2) != 0 {
             fputs(String(format: "\r  [%@] %4.1f/%.0f s  %d frames", bar, min(elapsed, duration), duration, frames), stderr)
-        } else if Int(elapsed * 10) % 10 == 0 {
-            fputs(String(format: "  %4.1f/%.0f s  %d frames\n", min(elapsed, duration), duration, frames), stderr)
+        } else if Int(elapsed) > lastLine {
+            // One line per second in a log.
+            lastLine = Int(elapsed)
+            fputs(String(format: "  %4.0f/%.0f s  %d frames\n", min(elapsed, duration), duration, frames), stderr)
         }
         if senderDone.isSet { session.receiver?.stop.set() }
     }

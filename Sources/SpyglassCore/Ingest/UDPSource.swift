@@ -9,7 +9,7 @@ import Glibc
 /// counted and never passed on. The socket asks for a large receive buffer so that a keyframe
 /// burst is not dropped by the kernel while a frame decodes.
 public final class UDPSource: ByteSource {
-    public let label: String
+    public private(set) var label: String
     public let isLive = true
     public var deliversDatagrams: Bool { true }
     public private(set) var counters = SourceCounters()
@@ -119,6 +119,10 @@ public final class UDPSource: ByteSource {
             }
         }
         boundPort = port
+        if label.hasSuffix(":0") || label.contains(":0?") {
+            // Port 0 asked for: name the port the kernel gave.
+            self.label = SourceURL.udp(host: host, port: port, interface: multicastInterface).description
+        }
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {

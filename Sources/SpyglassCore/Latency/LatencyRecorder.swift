@@ -11,11 +11,17 @@ import Foundation
 /// - `render`: render start → presented (upload, draw, `SDL_RenderPresent`)
 /// - `glassToGlass` = presented − capture; `receiverAdded` = presented − last byte.
 public struct LatencySample: Sendable {
+    /// Output order of the frame, from 0.
     public var frame: Int
+    /// Index of its access unit.
     public var accessUnit: Int
+    /// Replaced before it could be presented (newest wins).
     public var dropped: Bool
+    /// Built from damaged input, or concealed by libavcodec.
     public var damaged: Bool
+    /// The rule that ended its access unit (`marker`, `idle`, `next-au`, …).
     public var completion: String
+    /// Its monotonic stage stamps, µs.
     public var timing: FrameTiming
     /// Capture time on the monotonic clock, µs (0 when the stream carries no stamp).
     public var captureMicros: UInt64
@@ -24,16 +30,23 @@ public struct LatencySample: Sendable {
         guard a > 0, b > 0 else { return nil }
         return (Double(b) - Double(a)) / 1000
     }
+    /// Capture → last byte in, ms (nil without a capture stamp).
     public var senderNetworkMillis: Double? { Self.ms(captureMicros, timing.lastByteMicros) }
+    /// Last byte → decode start, ms.
     public var assemblyMillis: Double? { Self.ms(timing.lastByteMicros, timing.decodeStartMicros) }
+    /// Decode start → decode end, ms.
     public var decodeMillis: Double? { Self.ms(timing.decodeStartMicros, timing.decodeEndMicros) }
+    /// Decode end → render start, ms.
     public var queueMillis: Double? {
         Self.ms(timing.decodeEndMicros, timing.renderStartMicros > 0 ? timing.renderStartMicros : timing.presentedMicros)
     }
+    /// Render start → presented, ms (0 headless).
     public var renderMillis: Double? {
         timing.renderStartMicros > 0 ? Self.ms(timing.renderStartMicros, timing.presentedMicros) : (timing.presentedMicros > 0 ? 0 : nil)
     }
+    /// Capture → presented, ms.
     public var glassToGlassMillis: Double? { dropped ? nil : Self.ms(captureMicros, timing.presentedMicros) }
+    /// Last byte → presented, ms.
     public var receiverAddedMillis: Double? { dropped ? nil : Self.ms(timing.lastByteMicros, timing.presentedMicros) }
     /// Optical glass-to-glass: presented − the time code a camera filmed (`--clock`), ms.
     public var opticalMillis: Double? {

@@ -2,10 +2,15 @@ import Foundation
 
 /// Options of `spyglass play` beyond the receiver's own.
 public struct PlayOptions: Sendable {
+    /// The receive path's own options.
     public var receiver = ReceiverOptions()
+    /// SDL2 window, or headless.
     public enum DisplayKind: String, Sendable { case sdl, none }
+    /// Where frames go.
     public var display: DisplayKind = .sdl
+    /// `--framemd5 FILE`: one line per decoded frame, as `ffmpeg -f framemd5`.
     public var framemd5Path: String?
+    /// `--summary FILE`: the exit summary as JSON.
     public var summaryPath: String?
     /// Write the window's read-back picture of the last presented frame here (PPM, RGB24).
     public var snapshotPath: String?
@@ -20,14 +25,19 @@ public struct PlayOptions: Sendable {
     public var windowSize: (width: Int, height: Int)?
     /// Window position on the screen; nil = chosen by the window system.
     public var windowPosition: (x: Int, y: Int)?
+    /// Only errors and the summary.
     public var quiet = false
     /// Record what arrives here (`--record`), rotating by size or time.
     public var recordPath: String?
+    /// Rotate recordings after this many bytes (0 = never).
     public var recordSplitBytes = 0
+    /// Rotate recordings after this many µs (0 = never).
     public var recordSplitMicros: UInt64 = 0
     /// Per-frame timing log (`.csv` or `.jsonl`).
     public var latencyLogPath: String?
+    /// Also libavcodec's own warnings.
     public var verbose = false
+    /// Defaults: SDL window, no files written.
     public init() {}
 }
 

@@ -1,35 +1,60 @@
 /// Everything a run counted, for the summary line and `--summary FILE` (JSON).
 public struct ReceiverSummary: Codable, Sendable {
+    /// The source as named on the command line.
     public var source = ""
+    /// Codec in use ("H.264", "H.265"), once known.
     public var codec: String?
+    /// The latest SPS: size, chroma, bit depth, VUI frame rate.
     public var format: String?
     /// Datagrams (UDP) or reads (TCP, file, stdin) and their bytes.
     public var datagrams = 0
+    /// Bytes received (datagram payloads, or bytes read).
     public var bytes = 0
+    /// Zero-length datagrams, counted and dropped.
     public var emptyDatagrams = 0
+    /// Datagrams cut by the read buffer (MSG_TRUNC); their access units are damaged.
     public var truncatedDatagrams = 0
+    /// TCP connections made or accepted.
     public var connections = 0
+    /// NAL units accepted by the assembler.
     public var nalUnits = 0
+    /// Access units completed (each holds a picture).
     public var accessUnits = 0
+    /// Bytes outside any NAL unit (before the first start code, or after a cut).
     public var junkBytes = 0
+    /// Start codes with nothing after them.
     public var zeroLengthNALUnits = 0
+    /// NAL units with a forbidden header, dropped.
     public var invalidNALUnits = 0
+    /// NAL units over the size cap, dropped.
     public var oversizeNALUnits = 0
+    /// Access units over `--max-au-mb`, dropped.
     public var oversizeAccessUnits = 0
+    /// NAL units ended by an idle gap on a live input.
     public var idleFlushes = 0
     /// Idle flushes that cut a NAL unit (each raises the idle time for the rest of the run).
     public var prematureIdleFlushes = 0
+    /// Trailing units that belonged to no picture, dropped.
     public var unitsWithoutPicture = 0
+    /// Access units with lost or cut bytes (RTP loss, truncation).
     public var damagedAccessUnits = 0
+    /// Parameter sets that did not parse.
     public var invalidParameterSets = 0
+    /// SPS refused for a picture over `--max-size`.
     public var refusedPictureSize = 0
     /// Access units not decoded because their SPS was over the picture-size cap.
     public var refusedAccessUnits = 0
+    /// Pictures libavcodec returned.
     public var framesDecoded = 0
+    /// Pictures presented (window) or taken (headless).
     public var framesDisplayed = 0
+    /// Pictures replaced before the display took them (newest wins), or hidden as damaged.
     public var framesDropped = 0
+    /// Packets or frames libavcodec refused.
     public var decodeErrors = 0
+    /// Pictures libavcodec returned with concealed damage.
     public var concealedFrames = 0
+    /// One line per SPS change under the same id.
     public var parameterSetChanges: [String] = []
     /// RTP: whether the input was RTP, and what the RTP layer counted.
     public var rtp = false
@@ -56,6 +81,7 @@ public struct ReceiverSummary: Codable, Sendable {
     public var skippedBeforeRandomAccess = 0
     /// Median time from an access unit's last byte to decode end, ms (nil with no frames).
     public var decodeMillisP50: Double?
+    /// Length of the run, s.
     public var durationSeconds = 0.0
 
     public init() {}

@@ -15,14 +15,19 @@ import Glibc
 /// Writing never stops live viewing: on an error (disk full, unwritable path) the recorder
 /// stops, reports once with how much was kept, and the receiver goes on.
 public final class Recorder {
+    /// The name given to `--record`.
     public let basePath: String
     /// Rotate after this many bytes (0 = never).
     public let splitBytes: Int
     /// Rotate after this many µs of arrival time (0 = never).
     public let splitMicros: UInt64
+    /// The file being written now.
     public private(set) var streamPath: String?
+    /// Access units written.
     public private(set) var accessUnits = 0
+    /// Bytes written to stream files.
     public private(set) var bytes = 0
+    /// Every stream file started (rotation makes several).
     public private(set) var files: [String] = []
     /// The first error; recording stopped there.
     public private(set) var error: String?
@@ -132,17 +137,28 @@ public final class Recorder {
 
 /// A recording's index, read back and repaired.
 public struct RecordingIndex: Sendable {
+    /// One access unit of a recording.
     public struct Entry: Sendable, Equatable {
+        /// Byte offset in the stream file.
         public var offset: Int
+        /// Size in bytes (Annex B, start codes included).
         public var size: Int
+        /// Monotonic arrival of its first byte when recorded, µs.
         public var firstByteMicros: UInt64
+        /// Monotonic arrival of its last byte, µs.
         public var lastByteMicros: UInt64
+        /// Wall clock when it was written, µs since the epoch.
         public var wallMicros: UInt64
+        /// Capture time from its ST 0604 SEI, µs since the epoch (0 = none).
         public var captureWallMicros: UInt64
+        /// IDR / IRAP picture.
         public var keyframe: Bool
+        /// Carries a recovery point SEI.
         public var recoveryPoint: Bool
+        /// Bytes were lost on the way.
         public var damaged: Bool
     }
+    /// Complete access units, in stream order.
     public var entries: [Entry]
     /// Lines dropped: a torn last line, or entries whose bytes are not all in the stream.
     public var repaired: Int

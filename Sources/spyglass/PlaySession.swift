@@ -65,7 +65,10 @@ final class PlaySession: @unchecked Sendable {
             let r = Recorder(path: path, splitBytes: options.recordSplitBytes, splitMicros: options.recordSplitMicros)
             flightRecorder = r
             receiver.accessUnitObserver = { au, store in
-                r.record(au, parameterSets: store.allUnits, wallMicros: MonotonicClock.wallMicros())
+                // The wall-clock time of the access unit's last byte: replay maps recorded times with it.
+                let now = MonotonicClock.nowMicros()
+                let wall = MonotonicClock.wallMicros() - (now > au.lastByteMicros ? now - au.lastByteMicros : 0)
+                r.record(au, parameterSets: store.allUnits, wallMicros: wall)
             }
         }
         installSignalHandler(receiver)
@@ -98,10 +101,15 @@ final class PlaySession: @unchecked Sendable {
         let md5 = framemd5
         let recorder = self.recorder
         let clock = options.clock
+        let replay = source as? RecordingSource
         let headless = display == nil
         let thread = Thread { [self] in
             do {
                 try receiver.run { frame in
+                    if let replay, let (entry, hidden) = replay.entry(forAccessUnit: frame.accessUnitIndex) {
+                        if hidden { return }   // before a seek target: decoded for its references only
+                        frame.replayEntry = entry   // the latency log uses the recorded arrival and capture
+                    }
                     md5?.write(frame)
                     if clock {
                         // A camera filming our own clock strip: the code at the bottom of its picture.

@@ -15,6 +15,8 @@ public final class DecodedFrame: @unchecked Sendable {
     public var timing: FrameTiming
     /// True when the access unit was damaged or libavcodec flagged errors in the picture.
     public let damaged: Bool
+    /// For a replayed recording: the entry it came from (its recorded arrival and capture times).
+    public var replayEntry: RecordingIndex.Entry?
 
     init(frame: UnsafeMutablePointer<AVFrame>, index: Int, accessUnitIndex: Int, timing: FrameTiming, damaged: Bool) {
         self.frame = frame
@@ -88,4 +90,31 @@ public struct FrameTiming: Sendable, Codable {
     public var completion: String = ""
 
     public init() {}
+
+    /// Moves a replayed frame's stamps onto the recording's timeline, so a replay's latency log
+    /// reproduces the live one: arrival and capture come from the recording, and the receiver's
+    /// own stages (assembly, decode, queue, render) are measured again and added after the
+    /// recorded last byte. The recording's wall-minus-monotonic offset comes from its index
+    /// (`wallMicros` is the wall time of the last byte).
+    public mutating func replayed(as e: RecordingIndex.Entry, currentWallMinusMonotonicMicros: Int64) {
+        guard lastByteMicros > 0 else { return }
+        let shift = Int64(bitPattern: e.lastByteMicros) - Int64(bitPattern: lastByteMicros)
+        func moved(_ t: UInt64) -> UInt64 { t == 0 ? 0 : UInt64(max(0, Int64(bitPattern: t) + shift)) }
+        completeMicros = moved(completeMicros)
+        decodeStartMicros = moved(decodeStartMicros)
+        decodeEndMicros = moved(decodeEndMicros)
+        renderStartMicros = moved(renderStartMicros)
+        presentedMicros = moved(presentedMicros)
+        firstByteMicros = e.firstByteMicros
+        lastByteMicros = e.lastByteMicros
+        if e.captureWallMicros > 0 && e.wallMicros > 0 {
+            // Capture on the recording's monotonic clock, expressed so that the latency recorder's
+            // wall → monotonic conversion (with this machine's offset) lands on it.
+            let recordedOffset = Int64(bitPattern: e.wallMicros) - Int64(bitPattern: e.lastByteMicros)
+            let captureMono = Int64(bitPattern: e.captureWallMicros) - recordedOffset
+            captureWallMicros = UInt64(max(0, captureMono + currentWallMinusMonotonicMicros))
+        } else {
+            captureWallMicros = 0
+        }
+    }
 }

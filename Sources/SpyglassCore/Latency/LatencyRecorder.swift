@@ -97,7 +97,8 @@ public final class LatencyRecorder: @unchecked Sendable {
 
     /// Records a frame that was presented (`dropped` false) or replaced before it could be.
     public func record(_ frame: DecodedFrame, dropped: Bool) {
-        let t = frame.timing
+        var t = frame.timing
+        if let e = frame.replayEntry { t.replayed(as: e, currentWallMinusMonotonicMicros: wallMinusMonotonicMicros) }
         let capture = t.captureWallMicros > 0 ? UInt64(max(0, Int64(bitPattern: t.captureWallMicros) - wallMinusMonotonicMicros)) : 0
         var s = LatencySample(frame: frame.index, accessUnit: frame.accessUnitIndex, dropped: dropped,
                               damaged: frame.damaged, completion: t.completion, timing: t, captureMicros: capture)

@@ -25,6 +25,8 @@ public final class RecordingSource: ByteSource {
     private var stepRequested = false
     private var seekTarget: Double?
     private var speedNow: Double
+    private var delivered: [(entry: Int, hidden: Bool)] = []
+    private var hideBeforeMicros: UInt64?
 
     /// - Parameters:
     ///   - streamPath: the `.h264`/`.h265` file; its `.idx` must exist.
@@ -57,6 +59,7 @@ public final class RecordingSource: ByteSource {
         }
         range = lo..<hi
         position = lo
+        if let from = fromSeconds { hideBeforeMicros = t0 + UInt64(max(0, from) * 1e6) }
     }
 
     deinit { close() }
@@ -65,6 +68,15 @@ public final class RecordingSource: ByteSource {
     public var durationSeconds: Double {
         guard let a = index.entries.first, let b = index.entries.last else { return 0 }
         return b.lastByteMicros > a.firstByteMicros ? Double(b.lastByteMicros - a.firstByteMicros) / 1e6 : 0
+    }
+
+    /// The recording entry the receiver's access unit `index` came from (one access unit per entry,
+    /// in delivery order), and whether it only leads up to a seek target (decode, do not show).
+    public func entry(forAccessUnit index: Int) -> (entry: RecordingIndex.Entry, hidden: Bool)? {
+        control.lock(); defer { control.unlock() }
+        guard index >= 0, index < delivered.count else { return nil }
+        let d = delivered[index]
+        return (self.index.entries[d.entry], d.hidden)
     }
 
     // MARK: - control (from the window's thread)
@@ -98,6 +110,7 @@ public final class RecordingSource: ByteSource {
             let want = t0 + UInt64(max(0, target) * 1e6)
             let starts = index.entries.indices.filter { (index.entries[$0].keyframe || index.entries[$0].recoveryPoint) && index.entries[$0].firstByteMicros <= want }
             position = max(range.lowerBound, min(starts.last ?? range.lowerBound, range.upperBound - 1))
+            hideBeforeMicros = want
             current = []
             chunkOffset = 0
             startMicros = 0
@@ -131,6 +144,10 @@ public final class RecordingSource: ByteSource {
             let n = current.withUnsafeMutableBytes { pread(fd, $0.baseAddress, e.size, off_t(e.offset)) }
             guard n == e.size else { throw SourceError.read("\(label): short read at \(e.offset)") }
             chunkOffset = 0
+            // Frame-accurate seeks: pictures between the keyframe and the target are decoded, not shown.
+            let hidden = hideBeforeMicros.map { e.firstByteMicros < $0 } ?? false
+            if !hidden { hideBeforeMicros = nil }
+            control.lock(); delivered.append((position, hidden)); control.unlock()
             position += 1
         }
         let n = min(buffer.count, current.count - chunkOffset)

@@ -72,6 +72,62 @@ final class RecorderTests: XCTestCase {
         XCTAssertTrue(source.progress.paused)
     }
 
+    /// `replay --from` is frame-accurate: it decodes from the keyframe before the target and shows
+    /// (and hashes) only the pictures from the target on.
+    func testReplayFromIsFrameAccurate() throws {
+        let path = Fixtures.capture("test/h264-baseline.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("fromseek-\(getpid())").path
+        let recorder = Recorder(path: base)
+        var asm = AccessUnitAssembler(codec: .h264)
+        for (i, au) in aus.enumerated() {
+            var s = AnnexBScanner()
+            let t = UInt64(1_000_000 + i * 20_000)   // 20 ms apart: entry k at 0.02 k s
+            s.push(au, arrivalMicros: t) { if let a = asm.push($0) { recorder.record(a, parameterSets: [], wallMicros: 0) } }
+            s.flush(atMicros: t, reason: .endOfStream) { if let a = asm.push($0) { recorder.record(a, parameterSets: [], wallMicros: 0) } }
+        }
+        if let a = asm.flush(atMicros: 0, reason: .endOfStream) { recorder.record(a, parameterSets: [], wallMicros: 0) }
+        recorder.close()
+        let out = base + ".framemd5"
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["replay", base + ".h264", "--from", "0.7",
+            "--display", "none", "--untimed", "--framemd5", out])
+        XCTAssertEqual(rc, 0, err)
+        // 0.7 s is entry 35; the keyframe before it is the IDR at 30 (0.6 s).
+        XCTAssertEqual(Fixtures.parseFrameMD5(try String(contentsOfFile: out, encoding: .utf8)), Array(expected.dropFirst(35)))
+    }
+
+    /// A replay's latency log uses the recorded arrival and capture times: the sender+network stage
+    /// of every frame equals the live run's.
+    func testReplayLatencyLogReproducesTheLiveAnalysis() throws {
+        let tmp = FileManager.default.temporaryDirectory
+        let base = tmp.appendingPathComponent("livelat-\(getpid())").path
+        let port = try Sender.freeUDPPort()
+        let live = Process()
+        live.executableURL = URL(fileURLWithPath: Fixtures.spyglassBinary)
+        live.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--timeout", "1",
+                          "--record", base, "--latency-log", base + "-live.csv", "--idle-flush-ms", "20"]
+        try live.run()
+        for _ in 0..<500 { if (try? UDPSource(host: "127.0.0.1", port: port)) == nil { break }; usleep(10_000) }
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)",
+            "--size", "320x240", "--duration", "1.5"])
+        XCTAssertEqual(rc, 0, err)
+        live.waitUntilExit()
+        let (rc2, _, err2) = try Fixtures.run(Fixtures.spyglassBinary, ["replay", base + ".h264", "--display", "none", "--untimed",
+            "--latency-log", base + "-replay.csv"])
+        XCTAssertEqual(rc2, 0, err2)
+        func column(_ file: String) throws -> [Double] {
+            let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
+            let header = lines[0].split(separator: ",", omittingEmptySubsequences: false)
+            let k = try XCTUnwrap(header.firstIndex(of: "sender_network_ms"))
+            return lines.dropFirst().compactMap { Double($0.split(separator: ",", omittingEmptySubsequences: false)[k]) }
+        }
+        let a = try column(base + "-live.csv"), b = try column(base + "-replay.csv")
+        XCTAssertGreaterThan(a.count, 30)
+        XCTAssertEqual(a.count, b.count)
+        for (x, y) in zip(a, b) { XCTAssertEqual(x, y, accuracy: 0.05, "sender+network, live vs replay") }
+    }
+
     func testKillNineWhileRecordingLeavesAReplayableFile() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)

@@ -71,8 +71,12 @@ func runProbe(_ argv: [String]) throws -> Int32 {
     }
     do { try receiver.run { _ in } } catch { Log.error("\(error)"); return 1 }
     lock.lock()
+    var span: Double?
+    if let pcap = source as? PcapSource, let a = pcap.schedule.first?.time, let b = pcap.schedule.last?.time, b > a {
+        span = Double(b - a) / 1e6
+    }
     probe.finish(summary: receiver.summary, live: url.isLive || source is PcapSource, datagramSizes: sizes,
-                 parameterSets: receiver.parameterSets)
+                 parameterSets: receiver.parameterSets, captureSpanSeconds: span)
     lock.unlock()
     if json {
         let enc = JSONEncoder()

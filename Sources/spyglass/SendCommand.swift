@@ -5,9 +5,9 @@ import Glibc
 #endif
 
 let sendUsage = """
-usage: spyglass send pattern|FILE udp://HOST:PORT|tcp://HOST:PORT|tcp://[ADDR]:PORT?listen [options]
+usage: spyglass send pattern|FILE udp://HOST:PORT[?iface=NAME|ADDR]|tcp://HOST:PORT|tcp://[ADDR]:PORT?listen [options]
 
-Streams raw Annex B at real-time pace. Each access unit of the pattern carries an ST 0604
+Streams raw Annex B (or RTP with --rtp) at real-time pace. Each access unit of the pattern carries an ST 0604
 precision time stamp SEI with its capture instant; a file keeps its own SEI (--stamp adds ours).
   --codec h264|h265     pattern codec (default h264, libx264/libx265 zero-latency)
   --size WxH            pattern size (default 1280x720)
@@ -116,6 +116,6 @@ func runSend(_ argv: [String]) throws -> Int32 {
         Log.info("sending \(positional[0]) to \(dest)")
     }
     do { try live.run() } catch { Log.error("\(error)"); return 1 }
-    Log.info("sent \(live.accessUnitsSent) access units, \(sender.datagramsSent) datagrams, \(sender.bytesSent) bytes")
+    Log.info("sent \(live.accessUnitsSent) access units, \(sender.datagramsSent) \(sender.isDatagram ? "datagrams" : "writes"), \(sender.bytesSent) bytes")
     return 0
 }

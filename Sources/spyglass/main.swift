@@ -42,8 +42,8 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | 
   --max-au-mb N            largest access unit (default 32)
   --max-size WxH           largest picture accepted from an SPS (default 8192x4320)
   --quiet                  only errors and the summary
-Window keys: f fullscreen, s link statistics, q/Esc quit
   --verbose                also libavcodec's own warnings
+Window keys: f fullscreen, s link statistics, q/Esc quit
 """
 
 enum CLIError: Error, CustomStringConvertible {
@@ -202,7 +202,9 @@ do {
         throw CLIError.usage("unknown command '\(command)'")
     }
 } catch let e as CLIError {
-    FileHandle.standardError.write(Data("spyglass: \(e)\n\(usage)\n".utf8))
+    // One line: the problem, and where the usage is.
+    let first = "\(e)".split(separator: "\n").first.map(String.init) ?? "\(e)"
+    FileHandle.standardError.write(Data("spyglass: \(first) (see spyglass \(command) --help)\n".utf8))
     exit(2)
 } catch {
     FileHandle.standardError.write(Data("spyglass: error: \(error)\n".utf8))

@@ -113,8 +113,10 @@ public struct StreamProbe {
     }
 
     /// Adds what the rest of the pipeline counted, and finishes the figures.
+    /// - Parameter captureSpanSeconds: for a packet capture, the time its datagrams span by their
+    ///   own time stamps (the file is read at once, so arrival times say nothing).
     public mutating func finish(summary s: ReceiverSummary, live: Bool, datagramSizes: [Int],
-                                parameterSets: ParameterSetStore? = nil) {
+                                parameterSets: ParameterSetStore? = nil, captureSpanSeconds: Double? = nil) {
         // Parameter sets without any picture still say what the stream would be.
         if report.codec == nil, let store = parameterSets, let f = store.latestFormat {
             report.codec = f.codec.displayName
@@ -125,7 +127,10 @@ public struct StreamProbe {
             report.profile = Self.profileName(codec: f.codec, idc: f.profileIdc)
             report.level = f.codec == .h264 ? Double(f.levelIdc) / 10 : Double(f.levelIdc) / 30
         }
-        if let a = firstArrival, let b = lastArrival, b > a, live, report.accessUnits > 1 {
+        if let span = captureSpanSeconds, span > 0, report.accessUnits > 1 {
+            report.durationSeconds = span
+            report.frameRateMeasured = Double(report.accessUnits - 1) / span
+        } else if let a = firstArrival, let b = lastArrival, b > a, live, report.accessUnits > 1 {
             report.durationSeconds = Double(b - a) / 1e6
             report.frameRateMeasured = Double(report.accessUnits - 1) / report.durationSeconds
         } else if let fps = report.frameRateVUI, fps > 0 {
@@ -178,7 +183,7 @@ public struct StreamProbe {
         add("frame rate", "VUI " + (r.frameRateVUI.map { String(format: "%.3f fps", $0) } ?? "none")
             + (r.frameRateMeasured.map { String(format: ", measured %.2f fps", $0) } ?? ""))
         add("access units", "\(r.accessUnits)")
-        let gop = r.keyframeInterval.isEmpty ? "" : " every \(Set(r.keyframeInterval).sorted().map(String.init).joined(separator: "/")) pictures"
+        let gop = r.keyframeInterval.isEmpty ? "" : " every \(Set(r.keyframeInterval).sorted().map(String.init).joined(separator: "/")) pictures (decode order)"
         add("keyframes", "\(r.keyframes) IDR/IRAP\(gop)")
         add("recovery points", "\(r.recoveryPoints)" + (r.intraRefresh ? " (intra refresh: no IDR after the first picture)" : ""))
         add("open GOP", r.openGOP ? "yes (CRA with RASL pictures)" : "no")

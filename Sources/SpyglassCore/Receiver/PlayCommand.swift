@@ -48,7 +48,8 @@ public func openSource(_ url: SourceURL, options: ReceiverOptions) throws -> Byt
     case .udp(let host, let port, let iface):
         let s = try UDPSource(host: host, port: port, receiveBufferBytes: options.udpReceiveBufferBytes,
                               multicastInterface: iface, allowFrom: options.allowFrom)
-        Log.info("\(s.label): listening (port \(s.boundPort)), receive buffer \(s.grantedReceiveBufferBytes / 1024) KiB granted (asked \(options.udpReceiveBufferBytes / 1024) KiB)")
+        let group = host.flatMap { AddressPrefix($0) }.map { $0.bytes.count == 4 ? ($0.bytes[0] & 0xF0) == 0xE0 : $0.bytes[0] == 0xFF } ?? false
+        Log.info("\(s.label): listening (port \(s.boundPort))\(group ? ", joined the multicast group" : ""), receive buffer \(s.grantedReceiveBufferBytes / 1024) KiB (the kernel reports twice the \(options.udpReceiveBufferBytes / 1024) KiB asked for: its bookkeeping)")
         return s
     case .tcpConnect(let host, let port):
         let s = try TCPSource(connectTo: host, port: port)

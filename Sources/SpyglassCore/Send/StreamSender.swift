@@ -41,9 +41,16 @@ public final class StreamSender {
                 // Multicast: one hop by default; `?iface=ADDR` picks the outgoing interface.
                 var ttl: UInt8 = 1
                 setsockopt(fd, Int32(IPPROTO_IP), IP_MULTICAST_TTL, &ttl, 1)
-                if let iface, let a = AddressPrefix(iface), a.bytes.count == 4 {
-                    var ifaddr = a.bytes.withUnsafeBytes { $0.load(as: in_addr.self) }
-                    setsockopt(fd, Int32(IPPROTO_IP), IP_MULTICAST_IF, &ifaddr, socklen_t(MemoryLayout<in_addr>.size))
+                if let iface {
+                    // `?iface=` as an address or an interface name, as for the receiver.
+                    var m = ip_mreqn()
+                    if let a = AddressPrefix(iface), a.bytes.count == 4 {
+                        m.imr_address = a.bytes.withUnsafeBytes { $0.load(as: in_addr.self) }
+                    } else {
+                        m.imr_ifindex = Int32(if_nametoindex(iface))
+                        guard m.imr_ifindex != 0 else { throw SourceError.open("\(label): no interface '\(iface)'") }
+                    }
+                    setsockopt(fd, Int32(IPPROTO_IP), IP_MULTICAST_IF, &m, socklen_t(MemoryLayout<ip_mreqn>.size))
                 }
             }
         case .tcpConnect(let host, let port):
@@ -130,7 +137,7 @@ public final class StreamSender {
                     off += rc
                     bytesSent += rc
                 }
-                datagramsSent += 1
+                datagramsSent += 1   // one write
             }
         }
     }

@@ -26,7 +26,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | 
   --join-timeout-ms MS     wait this long for an IDR/recovery point after a join (default 2000)
   --decode au|nal          whole access units (default), or H.264 per NAL unit (clean multi-slice links only)
   --idle-flush-ms MS       live input idle this long ends the frame (default 1, 0 = off)
-  --threads N              decoder slice threads (default 1; never frame threads)
+  --threads N              decoder slice threads (default: 1, or 2 when pictures have several slices; never frame threads)
   --framemd5 FILE          one line per decoded frame, as `ffmpeg -f framemd5`
   --summary FILE           write the exit summary as JSON
   --record PATH            record what arrives: PATH.h264/.h265 + .idx (crash-safe, replay with `spyglass replay`)
@@ -121,7 +121,7 @@ func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
                 FileHandle.standardError.write(Data("spyglass: error: \(error)\n".utf8)); exit(1)
             }
         case "--idle-flush-ms": o.receiver.idleFlushMicros = Int(try a.number(arg, 0...10_000) * 1000)
-        case "--threads": o.receiver.decoderThreads = try a.integer(arg, 1...64)
+        case "--threads": o.receiver.decoderThreads = try a.integer(arg, 1...64); o.receiver.autoSliceThreads = false
         case "--framemd5": o.framemd5Path = try a.value(arg)
         case "--summary": o.summaryPath = try a.value(arg)
         case "--record": o.recordPath = try a.value(arg)

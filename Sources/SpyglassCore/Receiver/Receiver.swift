@@ -30,6 +30,7 @@ public final class Receiver: @unchecked Sendable {
     private var damagedAUs = 0
     private var resets = 0
     private var disconnects = 0
+    private var threadsChosen = false
     private var loggedWaitingForParameterSets = false
     private var accessUnitsWithoutParameterSets = 0
     private var lastChangeCount = 0
@@ -290,6 +291,7 @@ public final class Receiver: @unchecked Sendable {
             stop.set()
         }
         gate.restart(atMicros: MonotonicClock.nowMicros())
+        threadsChosen = false
         summaryLock.lock(); _summary.codec = codec.displayName; summaryLock.unlock()
     }
 
@@ -334,6 +336,18 @@ public final class Receiver: @unchecked Sendable {
             return
         }
         guard gate.admit(accessUnit: au, nowMicros: MonotonicClock.nowMicros()) else { return }
+        if !threadsChosen {
+            threadsChosen = true
+            let slices = au.units.filter { NALUnitHeader(codec: au.codec, bytes: $0.bytes)?.isVCL ?? false }.count
+            if slices > 1 && options.autoSliceThreads && options.decoderThreads == 1,
+               let d = try? VideoDecoder(codec: au.codec, threads: 2, perNAL: perNAL) {
+                // Nothing decoded yet: the first picture goes to a decoder with slice threads.
+                d.prime(with: assembler?.parameterSets.allUnits ?? [])
+                self.decoder = d
+                Log.info("\(slices) slices per picture: decoding with 2 slice threads")
+            }
+        }
+        guard let decoder = self.decoder else { return }
         if !source.isLive && !options.untimed {
             if pacer == nil {
                 var fps = options.fps

@@ -48,6 +48,9 @@ public struct ReceiverOptions: Sendable {
     public var joinTimeoutMicros = 2_000_000
     /// Slice threads for the decoder (1 = single thread).
     public var decoderThreads = 1
+    /// With the default of 1 thread: use 2 slice threads once the pictures turn out to have
+    /// several slices (slice threading is bit-exact and adds no delay; frame threading would).
+    public var autoSliceThreads = true
     /// Cap on one access unit, bytes.
     public var maxAccessUnitBytes = 32 << 20
     /// Cap on picture size from an SPS, luma samples.

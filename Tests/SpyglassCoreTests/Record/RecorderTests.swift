@@ -105,7 +105,7 @@ final class RecorderTests: XCTestCase {
         let port = try Sender.freeUDPPort()
         let live = Process()
         live.executableURL = URL(fileURLWithPath: Fixtures.spyglassBinary)
-        live.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--timeout", "1",
+        live.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--timeout", "4",
                           "--record", base, "--latency-log", base + "-live.csv", "--idle-flush-ms", "20"]
         try live.run()
         for _ in 0..<500 { if (try? UDPSource(host: "127.0.0.1", port: port)) == nil { break }; usleep(10_000) }

@@ -14,6 +14,7 @@ a plot (tools/plot-latency).
   --codec h264|h265      (default h264)       --size WxH   (default 1280x720)
   --fps N                (default 30)         --bitrate N  (default 4M)
   --slices N             (default 1)          --duration S (default 10)
+  --preset NAME          x264/x265 preset (default ultrafast)
   --transport udp|rtp|tcp (default udp: raw Annex B)        --display sdl|none (default sdl when a display exists)
   --target-ms N          glass-to-glass target (default 100)
   --latency-log FILE     (default out/bench-latency.csv)

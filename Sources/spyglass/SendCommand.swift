@@ -16,6 +16,7 @@ precision time stamp SEI with its capture instant; a file keeps its own SEI (--s
   --slices N            slices per picture (default 1)
   --intra-refresh       periodic intra refresh instead of IDR pictures
   --keyint N            keyframe interval in frames (default 2 s)
+  --preset NAME         x264/x265 preset (default ultrafast: the sender's share stays small)
   --duration S          stop after S seconds (default: forever for pattern, once for a file)
   --loop                repeat a file
   --stamp               add our time stamp SEI to a file's access units
@@ -61,6 +62,11 @@ func parsePatternOption(_ arg: String, _ a: inout Arguments, _ s: inout VideoEnc
     case "--slices": s.slices = try a.integer(arg, 1...64)
     case "--intra-refresh": s.intraRefresh = true
     case "--keyint": s.keyint = try a.integer(arg, 1...10_000)
+    case "--preset":
+        let v = try a.value(arg)
+        let known = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+        guard known.contains(v) else { throw CLIError.usage("--preset: '\(v)' (use one of \(known.joined(separator: ", ")))") }
+        s.preset = v
     default: return false
     }
     return true
@@ -116,6 +122,8 @@ func runSend(_ argv: [String]) throws -> Int32 {
         Log.info("sending \(positional[0]) to \(dest)")
     }
     do { try live.run() } catch { Log.error("\(error)"); return 1 }
-    Log.info("sent \(live.accessUnitsSent) access units, \(sender.datagramsSent) \(sender.isDatagram ? "datagrams" : "writes"), \(sender.bytesSent) bytes")
+    let encode = input.isPattern && live.accessUnitsSent > 0
+        ? String(format: "; encode mean %.2f ms per frame", live.encodeMillisTotal / Double(live.accessUnitsSent)) : ""
+    Log.info("sent \(live.accessUnitsSent) access units, \(sender.datagramsSent) \(sender.isDatagram ? "datagrams" : "writes"), \(sender.bytesSent) bytes\(encode)")
     return 0
 }

@@ -8,6 +8,9 @@ public final class LiveSender: @unchecked Sendable {
     public enum Input: Sendable {
         case pattern(VideoEncoder.Settings)
         case file(path: String, fps: Double?, loop: Bool)
+
+        /// True for the live test pattern (encoded here), false for a file sent as is.
+        public var isPattern: Bool { if case .pattern = self { return true } else { return false } }
     }
 
     public let input: Input

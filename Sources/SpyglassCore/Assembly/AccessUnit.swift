@@ -7,6 +7,10 @@ public struct AccessUnit: Sendable {
         case nextAccessUnit = "next-au"
         /// The input went idle after a VCL unit (no data for the idle-flush time).
         case idleGap = "idle"
+        /// A short datagram ended a burst of full-size ones: a sender that packs its byte stream
+        /// into datagrams of the link's size has written out the whole access unit. Used only once
+        /// the stream has shown that its short datagrams end access units (``IdleFlushPolicy``).
+        case burstEnd = "burst-end"
         /// The RTP marker bit (RFC 6184 §5.1, RFC 7798 §4.1): exact, no wait.
         case markerBit = "marker"
         /// An end-of-sequence or end-of-bitstream unit.

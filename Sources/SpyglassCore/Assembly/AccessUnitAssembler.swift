@@ -27,6 +27,9 @@ public struct AccessUnitAssembler {
         public var oversizeAccessUnits = 0
         /// Access units dropped because their SPS was over the picture-size cap.
         public var refusedAccessUnits = 0
+        /// Pictures cut in two by a flush (idle gap or burst end): a slice of the picture
+        /// arrived after its access unit had been closed. Both parts went on, marked damaged.
+        public var picturesSplit = 0
     }
 
     public let codec: VideoCodec
@@ -44,6 +47,8 @@ public struct AccessUnitAssembler {
     private var damaged = false
     private var oversize = false
     private var lastSlice: SliceInfo?
+    /// The last access unit was closed by a flush (not by the next one starting).
+    private var lastClosedByFlush = false
     private var firstByteMicros: UInt64 = 0
     private var captureWallMicros: UInt64?
 
@@ -74,7 +79,12 @@ public struct AccessUnitAssembler {
             let slice = parameterSets.sliceInfo(header: header, unit: unit.bytes)
             if hasVCL, let last = lastSlice, slice.startsNewPicture(after: last) {
                 completed = close(completion: .nextAccessUnit, atMicros: unit.firstByteMicros)
+            } else if !hasVCL && lastClosedByFlush, let last = lastSlice, slice.continuesPicture(of: last) {
+                // The flush came between two slices of one picture: the rest of it is a fragment.
+                counters.picturesSplit += 1
+                damaged = true
             }
+            lastClosedByFlush = false
             lastSlice = slice
         } else if hasVCL && header.startsAccessUnitWhenAfterVCL {
             completed = close(completion: .nextAccessUnit, atMicros: unit.firstByteMicros)
@@ -103,10 +113,14 @@ public struct AccessUnitAssembler {
     /// Closes the access unit in progress, if it holds a picture.
     /// - Parameters:
     ///   - atMicros: monotonic time the end became known, µs.
-    ///   - reason: `.idleGap` for a live input gone quiet, `.endOfStream` at the end.
+    ///   - reason: `.idleGap` for a live input gone quiet, `.burstEnd` after a sender's last
+    ///     short datagram, `.endOfStream` at the end.
     /// - Returns: the access unit, or nil when nothing with a picture was pending.
     public mutating func flush(atMicros: UInt64, reason: AccessUnit.Completion) -> AccessUnit? {
-        if hasVCL { return close(completion: reason, atMicros: atMicros) }
+        if hasVCL {
+            lastClosedByFlush = true
+            return close(completion: reason, atMicros: atMicros)
+        }
         if reason == .endOfStream && !units.isEmpty {
             counters.unitsWithoutPicture += units.count
             reset()

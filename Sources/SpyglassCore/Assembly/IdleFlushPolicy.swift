@@ -9,7 +9,14 @@
 /// - **Learning.** When a flush turns out to have cut a unit (more of it arrives before any start
 ///   code), the time doubles, up to 50 ms; after 60 clean flushes in a row it halves again,
 ///   back towards the base.
+/// - **Burst end.** Once ``burstEndTrustCount`` flushes in a row after a short datagram were
+///   clean (the next datagram began with a start code and no picture was split), the sender has
+///   shown that it packs each access unit into full datagrams and a short last one. From then on
+///   a short datagram ends the access unit at once, with no wait (``isBurstEnd``). A cut or a
+///   split picture withdraws that trust until it is earned again.
 public struct IdleFlushPolicy: Sendable {
+    /// Clean flushes after short datagrams needed before a short datagram ends an access unit at once.
+    public static let burstEndTrustCount = 30
     /// The configured time, µs (0 = never flush on idle).
     public let baseMicros: Int
     /// The time now in force after a short datagram (or for byte streams), µs.
@@ -19,6 +26,9 @@ public struct IdleFlushPolicy: Sendable {
     private var datagramsSinceMax = 0
     private var lastDatagram = 0
     private var cleanFlushes = 0
+    private var previousShort = false
+    private var cleanAfterShort = 0
+    private var trustNeeded = IdleFlushPolicy.burstEndTrustCount
 
     /// - Parameter baseMicros: quiet time after a short datagram or a read, µs.
     public init(baseMicros: Int) {
@@ -28,12 +38,25 @@ public struct IdleFlushPolicy: Sendable {
 
     /// Notes one datagram's size (datagram sources only).
     public mutating func noteDatagram(size: Int) {
+        previousShort = lastDatagramShort
         lastDatagram = size
         // The full size is the largest of the recent datagrams (forgotten slowly).
         recentMax = max(recentMax, size)
         datagramsSinceMax += 1
         if datagramsSinceMax >= 256 { fullDatagram = recentMax; recentMax = 0; datagramsSinceMax = 0 }
         fullDatagram = max(fullDatagram, size)
+    }
+
+    /// The stream has full-size datagrams (at least 256 bytes) and the last one was shorter.
+    /// (A packing sender fills every datagram but the last to exactly the same size.)
+    private var lastDatagramShort: Bool {
+        fullDatagram >= 256 && lastDatagram < fullDatagram
+    }
+
+    /// True when the datagram just noted ends the sender's access unit: it is short, and short
+    /// datagrams of this stream have ended access units cleanly ``burstEndTrustCount`` times in a row.
+    public var isBurstEnd: Bool {
+        baseMicros > 0 && cleanAfterShort >= trustNeeded && lastDatagramShort
     }
 
     /// Quiet time needed now before flushing, µs (0 = do not flush on idle).
@@ -45,16 +68,28 @@ public struct IdleFlushPolicy: Sendable {
         return currentMicros
     }
 
-    /// A flush cut a unit: wait longer from now on. Returns the new time, µs.
+    /// A flush cut a unit: wait longer from now on, and stop trusting burst ends.
+    /// Returns the new time, µs.
     public mutating func noteCut() -> Int {
         cleanFlushes = 0
+        if cleanAfterShort >= trustNeeded { trustNeeded = min(trustNeeded * 2, 1 << 20) }
+        cleanAfterShort = 0
         currentMicros = min(50_000, max(currentMicros * 2, baseMicros + 1_000))
         return currentMicros
     }
 
+    /// A flush closed an access unit between two slices of one picture: stop trusting burst ends,
+    /// and ask for twice as many clean ones before trusting them again.
+    public mutating func noteSplit() {
+        cleanAfterShort = 0
+        trustNeeded = min(trustNeeded * 2, 1 << 20)
+    }
+
     /// A flush that did not cut anything (the next data began with a start code).
+    /// Call after ``noteDatagram(size:)`` of the datagram that proved it clean.
     /// Returns the new time when it went back down, else nil.
     public mutating func noteCleanFlush() -> Int? {
+        if previousShort { cleanAfterShort += 1 }
         cleanFlushes += 1
         guard cleanFlushes >= 60, currentMicros > baseMicros else { return nil }
         cleanFlushes = 0

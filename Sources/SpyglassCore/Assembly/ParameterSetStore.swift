@@ -121,6 +121,17 @@ public struct SliceInfo {
     /// H.264: §7.4.1.2.4 (first_mb_in_slice, frame_num, pps id, field flags, nal_ref_idc, POC, idr_pic_id).
     /// H.265: `first_slice_segment_in_pic_flag` (§7.4.7.1).
     /// An unreadable header never splits a picture (the decoder will count it).
+    /// True only when this slice is known to belong to `previous`'s picture and not to begin
+    /// it: H.264 `first_mb_in_slice` > 0 with the §7.4.1.2.4 fields equal; H.265
+    /// `first_slice_segment_in_pic_flag` = 0. False when either header is unreadable.
+    public func continuesPicture(of previous: SliceInfo) -> Bool {
+        if let cur = h264, let prev = previous.h264 {
+            return cur.firstMbInSlice != 0 && !H264SliceHeaderStart.startsNewPicture(previous: prev, current: cur)
+        }
+        if let cur = h265, previous.h265 != nil { return !cur.firstSliceSegmentInPicFlag }
+        return false
+    }
+
     public func startsNewPicture(after previous: SliceInfo) -> Bool {
         if let cur = h264 {
             guard let prev = previous.h264 else { return cur.firstMbInSlice == 0 }

@@ -57,11 +57,14 @@ public final class Receiver: @unchecked Sendable {
 
     /// Runs until the end. Throws ``SourceError`` on a read error the source cannot continue from.
     /// - Parameter sink: takes each decoded frame (decode thread).
+    private var splitPictures = 0
+
     public func run(sink: (DecodedFrame) -> Void) throws {
         started = MonotonicClock.nowMicros()
         var buffer = [UInt8](repeating: 0, count: UDPSource.maxDatagramBytes + 1)
         var policy = IdleFlushPolicy(baseMicros: source.isLive || isPipe(source) ? options.idleFlushMicros : 0)
         var premature = 0
+        var picturesSplit = 0
         var flushes = 0
         var flushedSinceData = true
         var lastDataMicros = MonotonicClock.nowMicros()
@@ -99,6 +102,15 @@ public final class Receiver: @unchecked Sendable {
                         }
                     }
                     if truncated { scanner.markDamaged() }
+                    if let split = assembler?.counters.picturesSplit, split != picturesSplit {
+                        // (A new assembler, after a codec change, counts from 0 again.)
+                        if split > picturesSplit {
+                            splitPictures += split - picturesSplit
+                            policy.noteSplit()
+                            Log.info("a flush split a picture between two slices: short datagrams end access units at once only after more clean ones")
+                        }
+                        picturesSplit = split
+                    }
                     if scanner.counters.prematureIdleFlushes != premature {
                         // The sender paused inside a NAL unit for longer than the idle time: learn it.
                         premature = scanner.counters.prematureIdleFlushes
@@ -109,6 +121,12 @@ public final class Receiver: @unchecked Sendable {
                         if let lowered = policy.noteCleanFlush() {
                             Log.info(String(format: "idle flush back to %.1f ms", Double(lowered) / 1000))
                         }
+                    }
+                    if source.deliversDatagrams && policy.isBurstEnd {
+                        // The sender's last, short datagram of an access unit: no idle wait.
+                        scanner.flush(atMicros: arrival, reason: .idle) { handle(unit: $0, sink: sink) }
+                        if let au = assembler?.flush(atMicros: MonotonicClock.nowMicros(), reason: .burstEnd) { handle(au: au, sink: sink) }
+                        flushedSinceData = true
                     }
                 }
             case .emptyDatagram:
@@ -395,6 +413,7 @@ public final class Receiver: @unchecked Sendable {
         s.junkBytes = k.junkBytes; s.zeroLengthNALUnits = k.zeroLengthUnits; s.oversizeNALUnits = k.oversizeUnits
         s.idleFlushes = k.idleFlushes
         s.prematureIdleFlushes = k.prematureIdleFlushes
+        s.picturesSplit = splitPictures
         if let a = assembler {
             s.codec = a.codec.displayName
             s.nalUnits = carried.nalUnits + a.counters.nalUnits; s.accessUnits = carried.accessUnits + a.counters.accessUnits

@@ -34,6 +34,9 @@ public struct ReceiverSummary: Codable, Sendable {
     public var idleFlushes = 0
     /// Idle flushes that cut a NAL unit (each raises the idle time for the rest of the run).
     public var prematureIdleFlushes = 0
+    /// Access units ended early by a flush (idle gap or burst end) between two slices of one
+    /// picture; the rest of the picture went on as a damaged fragment.
+    public var picturesSplit = 0
     /// Trailing units that belonged to no picture, dropped.
     public var unitsWithoutPicture = 0
     /// Access units with lost or cut bytes (RTP loss, truncation).
@@ -108,6 +111,7 @@ public struct ReceiverSummary: Codable, Sendable {
         if damagedAccessUnits > 0 { extra.append("\(damagedAccessUnits) damaged AUs") }
         if junkBytes > 0 { extra.append("\(junkBytes) junk bytes") }
         if prematureIdleFlushes > 0 { extra.append("\(prematureIdleFlushes) NAL units cut by an idle flush") }
+        if picturesSplit > 0 { extra.append("\(picturesSplit) pictures split by a flush") }
         if invalidNALUnits > 0 { extra.append("\(invalidNALUnits) invalid NAL units") }
         if oversizeNALUnits + oversizeAccessUnits > 0 { extra.append("\(oversizeNALUnits + oversizeAccessUnits) oversize") }
         if refusedPictureSize > 0 { extra.append("\(refusedPictureSize) SPS over the size cap, \(refusedAccessUnits) access units refused") }

@@ -61,12 +61,23 @@ final class TimestampTests: XCTestCase {
     }
 
     /// Encode the pattern at a low bitrate, decode it, read the code from the decoded luma.
+    /// With `veryfast` every code reads back exactly. With `ultrafast` at this starved rate the
+    /// encoder may skip the code's macroblocks of a frame (one strip keeps the last frame's code),
+    /// so there the property is the observer's: where top and bottom agree, the code is exact.
     func testTimeCodeSurvivesLowBitrateCompression() throws {
         for codec in VideoCodec.allCases {
+            try checkTimeCodeAtLowBitrate(codec: codec, preset: "veryfast", strict: true)
+            try checkTimeCodeAtLowBitrate(codec: codec, preset: "ultrafast", strict: false)
+        }
+    }
+
+    private func checkTimeCodeAtLowBitrate(codec: VideoCodec, preset: String, strict: Bool) throws {
+        do {
             var settings = VideoEncoder.Settings()
             settings.codec = codec
             settings.width = 640; settings.height = 360
             settings.bitrate = 150_000
+            settings.preset = preset
             let encoder = try VideoEncoder(settings: settings)
             let decoder = try VideoDecoder(codec: codec)
             let pattern = TestPattern(width: 640, height: 360)
@@ -101,10 +112,20 @@ final class TimestampTests: XCTestCase {
                     }
                 }
             }
-            XCTAssertEqual(read.count, sent.count, "\(codec): one picture per frame, none held back")
-            XCTAssertEqual(read.compactMap { $0 }, Array(sent.prefix(read.count)), "\(codec): every code read back exactly")
-            XCTAssertEqual(bottoms.compactMap { $0 }, Array(sent.prefix(bottoms.count)), "\(codec): bottom codes too")
-            XCTAssertGreaterThan(bottoms.compactMap { $0 }.count, sent.count * 9 / 10)
+            XCTAssertEqual(read.count, sent.count, "\(codec) \(preset): one picture per frame, none held back")
+            if strict {
+                XCTAssertEqual(read.compactMap { $0 }, Array(sent.prefix(read.count)), "\(codec) \(preset): every code read back exactly")
+                XCTAssertEqual(bottoms.compactMap { $0 }, Array(sent.prefix(bottoms.count)), "\(codec) \(preset): bottom codes too")
+                XCTAssertGreaterThan(bottoms.compactMap { $0 }.count, sent.count * 9 / 10)
+            } else {
+                var agreed = 0
+                for i in 0..<min(read.count, sent.count) {
+                    guard let top = read[i], let bottom = bottoms[i], top == bottom else { continue }
+                    agreed += 1
+                    XCTAssertEqual(top, sent[i], "\(codec) \(preset): frame \(i): an agreed code is the frame's own")
+                }
+                XCTAssertGreaterThan(agreed, sent.count * 3 / 4, "\(codec) \(preset): most frames readable")
+            }
         }
     }
 }

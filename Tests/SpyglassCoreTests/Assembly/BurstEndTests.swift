@@ -1,0 +1,102 @@
+import Foundation
+import XCTest
+@testable import SpyglassCore
+
+/// The burst-end rule for raw Annex B over UDP: a sender that packs each access unit into
+/// full-size datagrams and one short last one ends its access unit with that short datagram.
+final class BurstEndTests: XCTestCase {
+    /// Trust is earned by clean flushes after short datagrams, and withdrawn by a split picture
+    /// or a cut NAL unit (twice as many clean ones needed after each misplaced trust).
+    func testTrustIsEarnedAndWithdrawn() {
+        var p = IdleFlushPolicy(baseMicros: 1_000)
+        func frame() {
+            p.noteDatagram(size: 1200); p.noteDatagram(size: 1200); p.noteDatagram(size: 700)
+        }
+        func nextFrameProvesClean() { p.noteDatagram(size: 1200); _ = p.noteCleanFlush() }
+        frame()
+        XCTAssertFalse(p.isBurstEnd, "no trust before any clean flush")
+        for _ in 0..<IdleFlushPolicy.burstEndTrustCount {
+            nextFrameProvesClean()
+            p.noteDatagram(size: 1200); p.noteDatagram(size: 650)
+        }
+        XCTAssertTrue(p.isBurstEnd, "trusted after \(IdleFlushPolicy.burstEndTrustCount) clean flushes")
+        p.noteDatagram(size: 1200)
+        XCTAssertFalse(p.isBurstEnd, "a full-size datagram never ends a burst")
+        p.noteDatagram(size: 1199)
+        XCTAssertTrue(p.isBurstEnd, "one byte short of the full size is short")
+
+        p.noteSplit()
+        XCTAssertFalse(p.isBurstEnd, "a split picture withdraws trust")
+        for _ in 0..<IdleFlushPolicy.burstEndTrustCount { nextFrameProvesClean(); p.noteDatagram(size: 500) }
+        XCTAssertFalse(p.isBurstEnd, "after a split, \(IdleFlushPolicy.burstEndTrustCount) clean flushes are not enough")
+        for _ in 0..<IdleFlushPolicy.burstEndTrustCount { nextFrameProvesClean(); p.noteDatagram(size: 500) }
+        XCTAssertTrue(p.isBurstEnd, "twice as many are")
+
+        _ = p.noteCut()
+        XCTAssertFalse(p.isBurstEnd, "a cut NAL unit withdraws trust")
+        XCTAssertFalse(IdleFlushPolicy(baseMicros: 0).isBurstEnd, "no idle flushing, no burst ends")
+    }
+
+    /// A flush between two slices of one picture is noticed: counted, and the fragment is damaged.
+    func testAFlushBetweenSlicesOfOnePictureIsCountedAsASplit() throws {
+        let bytes = try Fixtures.bytes(Fixtures.capture("test/h264-high-4slices.h264"))
+        var scanner = AnnexBScanner()
+        var units: [NALUnit] = []
+        scanner.push(bytes, arrivalMicros: 0) { units.append($0) }
+        scanner.flush(atMicros: 0, reason: .endOfStream) { units.append($0) }
+        var asm = AccessUnitAssembler(codec: .h264)
+        var aus: [AccessUnit] = []
+        var slicesSeen = 0
+        var flushedOnce = false
+        for u in units {
+            if let au = asm.push(u) { aus.append(au) }
+            guard let h = NALUnitHeader(codec: .h264, bytes: u.bytes), h.isVCL else { continue }
+            slicesSeen += 1
+            // Flush after the first slice of the third picture (slices 9..12 belong to it).
+            if slicesSeen == 9 && !flushedOnce, let au = asm.flush(atMicros: 0, reason: .burstEnd) {
+                aus.append(au); flushedOnce = true
+            }
+        }
+        if let au = asm.flush(atMicros: 0, reason: .endOfStream) { aus.append(au) }
+        XCTAssertTrue(flushedOnce)
+        XCTAssertEqual(asm.counters.picturesSplit, 1)
+        let expected = try Fixtures.ffmpegFrameMD5(Fixtures.capture("test/h264-high-4slices.h264")).count
+        XCTAssertEqual(aus.count, expected + 1, "the split picture went on in two parts")
+        XCTAssertEqual(aus.filter(\.damaged).count, 1, "the fragment is marked damaged")
+        XCTAssertEqual(aus.filter { $0.completion == .burstEnd }.count, 1)
+    }
+
+    /// Real socket: every access unit packed into 1200-byte datagrams plus a short last one.
+    /// After the trust phase the short datagram ends each access unit (no idle wait), no picture
+    /// is split, and every frame equals ffmpeg's, for single- and multi-slice pictures.
+    func testPackedDatagramsEndAccessUnitsWithNoWait() throws {
+        for name in ["test/h264-high-4slices.h264", "default-720p30.h264", "test/h265-4slices.h265"] {
+            let path = Fixtures.capture(name)
+            let expected = try Fixtures.ffmpegFrameMD5(path)
+            var datagrams: [[UInt8]] = []
+            var firstOfAU: Set<Int> = []
+            for au in Sender.accessUnits(of: try Fixtures.bytes(path)) {
+                firstOfAU.insert(datagrams.count)
+                var i = 0
+                while i < au.count { datagrams.append(Array(au[i..<min(au.count, i + 1200)])); i += 1200 }
+            }
+            var options = Harness.liveOptions(frames: expected.count)
+            options.idleFlushMicros = ReceiverOptions().idleFlushMicros   // the default rule under test
+            let source = try UDPSource(host: "127.0.0.1", port: 0)
+            let h = Harness(source: source, options: options)
+            h.start()
+            // Bursts 5 ms apart, each sent at once, as a packing sender does.
+            Sender.udp(port: source.boundPort, datagrams: datagrams,
+                       pauseMicros: { firstOfAU.contains($0) && $0 > 0 ? 5_000 : 0 }, yieldEvery: 0)
+            let r = h.finish()
+            XCTAssertEqual(r.hashes, expected, name)
+            XCTAssertEqual(r.summary.picturesSplit, 0, name)
+            let completions = r.timings.map(\.completion)
+            let burstEnds = completions.filter { $0 == AccessUnit.Completion.burstEnd.rawValue }.count
+            // Every access unit after the trust phase whose last datagram is short ends at once;
+            // an idle flush or a cut NAL unit on a busy machine only delays trust, so allow a few.
+            XCTAssertGreaterThan(burstEnds, expected.count - IdleFlushPolicy.burstEndTrustCount - 10,
+                                 "\(name): \(completions)")
+        }
+    }
+}

@@ -54,7 +54,7 @@ public final class LiveSender: @unchecked Sendable {
             let due = start + UInt64(index) * period
             if let d = durationSeconds, Double(due - start) / 1e6 >= d { break }
             MonotonicClock.sleep(untilMicros: due)
-            while !sender.acceptIfListening(timeoutMicros: 100_000) { if stop.isSet { return } }
+            while !sender.waitForReceiver(timeoutMicros: 100_000) { if stop.isSet { return } }
             let capture = MonotonicClock.wallMicros()
             encoder.prepareFrame()
             let f = encoder.frame
@@ -98,7 +98,7 @@ public final class LiveSender: @unchecked Sendable {
                 let due = start + UInt64(k) * period
                 if let d = durationSeconds, Double(due - start) / 1e6 >= d { return }
                 MonotonicClock.sleep(untilMicros: due)
-                while !sender.acceptIfListening(timeoutMicros: 100_000) { if stop.isSet { return } }
+                while !sender.waitForReceiver(timeoutMicros: 100_000) { if stop.isSet { return } }
                 let capture = MonotonicClock.wallMicros()
                 var out = au.annexB()
                 if stamp { out = Self.stamped(out, codec: codec, captureMicros: capture) }

@@ -6,6 +6,10 @@ import CSystem
 /// Sends Annex B access units to `udp://HOST:PORT` (cut into datagrams of at most `mtu`
 /// bytes, as real senders do) or over TCP (`tcp://HOST:PORT` connects,
 /// `tcp://[ADDR]:PORT?listen` waits for one receiver).
+///
+/// When a TCP receiver goes away, the stream goes on: a client reconnects (one attempt per
+/// ``waitForReceiver(timeoutMicros:)``, so every 100 ms from ``LiveSender``), a listener accepts
+/// the next receiver. Each loss is logged once.
 public final class StreamSender {
     private var fd: Int32 = -1
     private var listenFD: Int32 = -1
@@ -19,6 +23,9 @@ public final class StreamSender {
     /// Sends that failed (receiver gone, buffer full); the stream goes on.
     public private(set) var sendErrors = 0
     public let label: String
+    /// TCP client: the addresses to reconnect to.
+    private var connectAddresses: [(family: Int32, address: [UInt8])] = []
+    private var lost = false
 
     /// - Parameters:
     ///   - destination: where to send (a ``SourceURL`` of kind udp/tcp).
@@ -57,16 +64,9 @@ public final class StreamSender {
             isUDP = false
             let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Int32(SOCK_STREAM.rawValue), passive: false)
             var lastError = "no address"
-            for (family, addr) in addrs {
-                let s = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-                let rc = addr.withUnsafeBytes { connect(s, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }
-                if rc == 0 { fd = s; break }
-                lastError = errnoText()
-                Glibc.close(s)
-            }
+            connectAddresses = addrs.map { (family: $0.0, address: $0.1) }
+            if let error = connectOnce() { lastError = error }
             guard fd >= 0 else { throw SourceError.open("\(label): \(lastError)") }
-            var one: Int32 = 1
-            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         case .tcpListen(let host, let port):
             isUDP = false
             let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Int32(SOCK_STREAM.rawValue), passive: true)
@@ -86,16 +86,48 @@ public final class StreamSender {
 
     deinit { close() }
 
-    /// For `?listen`: waits up to `timeoutMicros` for a receiver. Returns true once connected.
-    public func acceptIfListening(timeoutMicros: Int) -> Bool {
-        guard listenFD >= 0 else { return fd >= 0 }
+    /// TCP client: one connection attempt to each address. Returns nil when connected, else the error.
+    private func connectOnce() -> String? {
+        var lastError = "no address"
+        for (family, addr) in connectAddresses {
+            let s = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard s >= 0 else { lastError = errnoText(); continue }
+            let rc = addr.withUnsafeBytes { connect(s, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }
+            if rc == 0 {
+                var one: Int32 = 1
+                setsockopt(s, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+                fd = s
+                return nil
+            }
+            lastError = errnoText()
+            Glibc.close(s)
+        }
+        return lastError
+    }
+
+    /// Makes sure there is a receiver, waiting at most about `timeoutMicros`: UDP always has
+    /// one; `?listen` accepts the next receiver; a TCP client whose receiver went away tries to
+    /// connect again once, and sleeps out the timeout when that fails.
+    /// - Returns: true when a send can go out now.
+    public func waitForReceiver(timeoutMicros: Int) -> Bool {
         if fd >= 0 { return true }
+        if !connectAddresses.isEmpty {
+            if connectOnce() == nil {
+                Log.info("\(label): connected again")
+                lost = false
+                return true
+            }
+            usleep(UInt32(max(1_000, min(timeoutMicros, 1_000_000))))
+            return false
+        }
+        guard listenFD >= 0 else { return false }
         guard spy_wait_readable(listenFD, timeoutMicros) > 0 else { return false }
         let s = spy_accept_cloexec(listenFD, nil, nil)
         guard s >= 0 else { return false }
         var one: Int32 = 1
         setsockopt(s, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         fd = s
+        lost = false
         return true
     }
 
@@ -133,7 +165,16 @@ public final class StreamSender {
                 var off = 0
                 while off < raw.count {
                     let rc = Glibc.send(fd, raw.baseAddress! + off, raw.count - off, Int32(MSG_NOSIGNAL))
-                    if rc <= 0 { sendErrors += 1; Glibc.close(fd); fd = -1; return }
+                    if rc <= 0 {
+                        sendErrors += 1
+                        Glibc.close(fd)
+                        fd = -1
+                        if !lost {
+                            Log.info("\(label): the receiver closed the connection; \(listenFD >= 0 ? "waiting for the next one" : "reconnecting")")
+                            lost = true
+                        }
+                        return
+                    }
                     off += rc
                     bytesSent += rc
                 }

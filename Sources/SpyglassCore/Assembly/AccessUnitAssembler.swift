@@ -23,7 +23,7 @@ public struct AccessUnitAssembler {
         public var invalidUnits = 0
         /// Trailing units that held no picture (for example a lone end of bitstream), dropped.
         public var unitsWithoutPicture = 0
-        /// Access units dropped for exceeding `maxAccessUnitBytes`.
+        /// Access units dropped for exceeding `maxAccessUnitBytes` or ``maxUnitsPerAccessUnit``.
         public var oversizeAccessUnits = 0
         /// Access units dropped because their SPS was over the picture-size cap.
         public var refusedAccessUnits = 0
@@ -35,6 +35,12 @@ public struct AccessUnitAssembler {
     public let codec: VideoCodec
     /// Largest access unit, in bytes (default 32 MiB); a larger one is dropped and counted.
     public let maxAccessUnitBytes: Int
+    /// Most NAL units in one access unit (4096): far above any level's slice limit (H.264
+    /// Table A-1 allows at most a few hundred slices per picture at 8K; H.265 Table A.8, 600
+    /// slice segments). A flood of tiny units (SEI, filler) never grows without bound: before
+    /// the picture it is dropped and counted in ``Counters/unitsWithoutPicture``; with a
+    /// picture, the access unit is dropped as oversize.
+    public static let maxUnitsPerAccessUnit = 4096
     public private(set) var counters = Counters()
     /// Parameter sets seen so far, and the slice-header state needed for picture boundaries.
     public private(set) var parameterSets: ParameterSetStore
@@ -131,6 +137,14 @@ public struct AccessUnitAssembler {
     /// Marks the access unit in progress as damaged (packets were lost inside it).
     public mutating func markDamaged() { damaged = true }
 
+    /// True when the access unit in progress holds a unit whose last byte arrived at `micros`.
+    public func pendingHasUnit(endingAt micros: UInt64) -> Bool {
+        units.contains { $0.lastByteMicros == micros }
+    }
+
+    /// VCL units (slices) in the access unit in progress.
+    public private(set) var pendingSlices = 0
+
     /// Index the access unit in progress will get when it completes.
     public var nextIndex: Int { counters.accessUnits }
 
@@ -145,11 +159,18 @@ public struct AccessUnitAssembler {
 
     private mutating func append(_ unit: NALUnit, header: NALUnitHeader) {
         // Flags are kept even for an oversize unit, so that its end is still found.
-        if header.isVCL { hasVCL = true }
+        if header.isVCL { hasVCL = true; pendingSlices += 1 }
         if header.isRandomAccessPoint { isRAP = true }
         if unit.damaged { damaged = true }
         if oversize { return }
-        if bytes + unit.bytes.count > maxAccessUnitBytes {
+        if units.count >= Self.maxUnitsPerAccessUnit && !hasVCL {
+            // A flood of units with no picture yet (SEI, filler, AUD): drop what is held and go on,
+            // so that the picture that follows still gets through.
+            counters.unitsWithoutPicture += units.count
+            units.removeAll(keepingCapacity: false)
+            bytes = 0
+        }
+        if bytes + unit.bytes.count > maxAccessUnitBytes || units.count >= Self.maxUnitsPerAccessUnit {
             counters.oversizeAccessUnits += 1
             oversize = true
             units.removeAll()
@@ -182,6 +203,7 @@ public struct AccessUnitAssembler {
         units.removeAll(keepingCapacity: true)
         bytes = 0
         hasVCL = false
+        pendingSlices = 0
         isRAP = false
         hasParameterSets = false
         damaged = false

@@ -10,10 +10,14 @@
 ///   code), the time doubles, up to 50 ms; after 60 clean flushes in a row it halves again,
 ///   back towards the base.
 /// - **Burst end.** Once ``burstEndTrustCount`` flushes in a row after a short datagram were
-///   clean (the next datagram began with a start code and no picture was split), the sender has
-///   shown that it packs each access unit into full datagrams and a short last one. From then on
-///   a short datagram ends the access unit at once, with no wait (``isBurstEnd``). A cut or a
-///   split picture withdraws that trust until it is earned again.
+///   clean (the next datagram began with a start code and no picture was split), and the
+///   stream's near-full datagrams are nine times in ten exactly the full size (a sender that
+///   packs fills every datagram of a burst but the last to exactly the same size; one whose
+///   sizes wander is not a packer), a short datagram ends the NAL unit at once, with no wait
+///   (``isBurstEnd``). It ends the access unit too once the picture has as many slices as the
+///   last pictures had (``slicesPerPicture``): a sender that switches to one write per slice
+///   then splits nothing. A cut or a split picture withdraws that trust until it is earned
+///   again, twice as long.
 public struct IdleFlushPolicy: Sendable {
     /// Clean flushes after short datagrams needed before a short datagram ends an access unit at once.
     public static let burstEndTrustCount = 30
@@ -29,6 +33,12 @@ public struct IdleFlushPolicy: Sendable {
     private var previousShort = false
     private var cleanAfterShort = 0
     private var trustNeeded = IdleFlushPolicy.burstEndTrustCount
+    private var lastSlices = 0
+    private var nearFull = 0
+    private var exactFull = 0
+    private var sameSlicesRun = 0
+    /// Pictures in a row that must have had the same number of slices before that number is trusted.
+    public static let slicesRunNeeded = 8
 
     /// - Parameter baseMicros: quiet time after a short datagram or a read, µs.
     public init(baseMicros: Int) {
@@ -43,9 +53,21 @@ public struct IdleFlushPolicy: Sendable {
         // The full size is the largest of the recent datagrams (forgotten slowly).
         recentMax = max(recentMax, size)
         datagramsSinceMax += 1
-        if datagramsSinceMax >= 256 { fullDatagram = recentMax; recentMax = 0; datagramsSinceMax = 0 }
+        if datagramsSinceMax >= 256 {
+            if recentMax != fullDatagram { nearFull = 0; exactFull = 0 }
+            fullDatagram = recentMax; recentMax = 0; datagramsSinceMax = 0
+        }
+        if size > fullDatagram { nearFull = 0; exactFull = 0 }
         fullDatagram = max(fullDatagram, size)
+        if fullDatagram >= 256 && size * 10 >= fullDatagram * 9 {
+            nearFull += 1
+            if size == fullDatagram { exactFull += 1 }
+            if nearFull >= 128 { nearFull /= 2; exactFull /= 2 }
+        }
     }
+
+    /// Nine in ten of the recent near-full datagrams (at least 16) were exactly the full size.
+    private var fullSizeIsExact: Bool { nearFull >= 16 && exactFull * 10 >= nearFull * 9 }
 
     /// The stream has full-size datagrams (at least 256 bytes) and the last one was shorter.
     /// (A packing sender fills every datagram but the last to exactly the same size.)
@@ -56,7 +78,7 @@ public struct IdleFlushPolicy: Sendable {
     /// True when the datagram just noted ends the sender's access unit: it is short, and short
     /// datagrams of this stream have ended access units cleanly ``burstEndTrustCount`` times in a row.
     public var isBurstEnd: Bool {
-        baseMicros > 0 && cleanAfterShort >= trustNeeded && lastDatagramShort
+        baseMicros > 0 && cleanAfterShort >= trustNeeded && lastDatagramShort && fullSizeIsExact
     }
 
     /// Quiet time needed now before flushing, µs (0 = do not flush on idle).
@@ -76,6 +98,17 @@ public struct IdleFlushPolicy: Sendable {
         cleanAfterShort = 0
         currentMicros = min(50_000, max(currentMicros * 2, baseMicros + 1_000))
         return currentMicros
+    }
+
+    /// Notes the slice count of a completed picture.
+    public mutating func noteAccessUnit(slices: Int) {
+        if slices == lastSlices { sameSlicesRun += 1 } else { lastSlices = slices; sameSlicesRun = 1 }
+    }
+
+    /// The number of slices every recent picture had (``slicesRunNeeded`` in a row), or nil.
+    /// A burst end closes the access unit only once it holds that many.
+    public var slicesPerPicture: Int? {
+        sameSlicesRun >= Self.slicesRunNeeded && lastSlices > 0 ? lastSlices : nil
     }
 
     /// A flush closed an access unit between two slices of one picture: stop trusting burst ends,

@@ -64,6 +64,20 @@ public struct RandomAccessGate {
         now >= since + timeoutMicros || skippedSinceRestart >= maxSkippedAccessUnits
     }
 
+    /// H.264 `recovery_frame_cnt` of a recovery point SEI (ITU-T H.264 §D.2.8: the pictures
+    /// after this one, in output order, until the refresh is complete), 0 for an H.265 recovery
+    /// point (§D.3.8 counts in POC, not pictures), nil when the unit carries none.
+    public static func recoveryFrameCount(_ unit: [UInt8], codec: VideoCodec) -> Int? {
+        let headerSize = codec == .h264 ? 1 : 2
+        guard unit.count > headerSize, NALUnitHeader(codec: codec, bytes: unit)?.kind == .sei else { return nil }
+        for m in SEIMessages(rbsp: RBSP.unescape(unit.dropFirst(headerSize))) where m.payloadType == 6 {
+            guard codec == .h264 else { return 0 }
+            var r = BitReader(Array(m.payload))
+            return (try? r.ue()).map { Int(min($0, 1 << 16)) } ?? 0
+        }
+        return nil
+    }
+
     /// True when an SEI unit carries a recovery point message (payloadType 6).
     public static func hasRecoveryPoint(_ unit: [UInt8], codec: VideoCodec) -> Bool {
         let headerSize = codec == .h264 ? 1 : 2

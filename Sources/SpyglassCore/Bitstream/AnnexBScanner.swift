@@ -31,6 +31,9 @@ public struct AnnexBScanner {
     /// Largest NAL unit kept, in bytes; a larger one is dropped and counted.
     public let maxUnitBytes: Int
     public private(set) var counters = Counters()
+    /// Last-byte time (µs) of the unit the latest idle flush ended: when that flush proves to
+    /// have cut it (``Counters/prematureIdleFlushes``), this names the unit that went on short.
+    public private(set) var lastIdleFlushedUnitEnd: UInt64 = 0
 
     private var pending: [UInt8] = []
     private var inUnit = false          // a start code has been seen and `pending` belongs to a unit
@@ -108,7 +111,11 @@ public struct AnnexBScanner {
         var strip = 0
         while strip < pending.count && pending[pending.count - 1 - strip] == 0 { strip += 1 }
         pending.removeLast(strip)
-        if hadUnit && reason == .idle && !pending.isEmpty { counters.idleFlushes += 1; afterIdleFlush = true }
+        if hadUnit && reason == .idle && !pending.isEmpty {
+            counters.idleFlushes += 1
+            afterIdleFlush = true
+            lastIdleFlushedUnitEnd = lastByteMicros
+        }
         finishUnit(emit: emit)
         inUnit = false
         skipping = false
@@ -149,7 +156,10 @@ public struct AnnexBScanner {
             if pending.isEmpty {
                 counters.zeroLengthUnits += 1
             } else {
-                emit(NALUnit(bytes: pending, firstByteMicros: firstByteMicros,
+                // A copy of exactly its bytes: sharing `pending` would pin its whole buffer
+                // (64 KiB or more) to every unit, even a 2-byte one, and make the next
+                // `removeAll(keepingCapacity:)` allocate a new buffer.
+                emit(NALUnit(bytes: Array(pending), firstByteMicros: firstByteMicros,
                              lastByteMicros: lastByteMicros, damaged: damaged))
             }
         }

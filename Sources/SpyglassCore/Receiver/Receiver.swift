@@ -58,11 +58,16 @@ public final class Receiver: @unchecked Sendable {
     /// Runs until the end. Throws ``SourceError`` on a read error the source cannot continue from.
     /// - Parameter sink: takes each decoded frame (decode thread).
     private var splitPictures = 0
+    private var referencesDamaged = false
+    private var refreshLeft: Int?
+    private var framesWithDamagedReferences = 0
+    /// When a live byte stream's pending NAL unit and access unit are taken as complete.
+    private var policy = IdleFlushPolicy(baseMicros: 0)
 
     public func run(sink: (DecodedFrame) -> Void) throws {
         started = MonotonicClock.nowMicros()
         var buffer = [UInt8](repeating: 0, count: UDPSource.maxDatagramBytes + 1)
-        var policy = IdleFlushPolicy(baseMicros: source.isLive || isPipe(source) ? options.idleFlushMicros : 0)
+        policy = IdleFlushPolicy(baseMicros: source.isLive || isPipe(source) ? options.idleFlushMicros : 0)
         var premature = 0
         var picturesSplit = 0
         var flushes = 0
@@ -84,8 +89,8 @@ public final class Receiver: @unchecked Sendable {
             switch event {
             case .data(let count, let arrival, let truncated):
                 lastDataMicros = arrival
-                flushedSinceData = false
                 if source.deliversDatagrams { policy.noteDatagram(size: count) }
+                flushedSinceData = false
                 datagramObserver?(count)
                 if ingest == .undecided { decideIngest(Array(buffer[0..<min(count, 64)])) }
                 if ingest == .rtp {
@@ -114,6 +119,15 @@ public final class Receiver: @unchecked Sendable {
                     if scanner.counters.prematureIdleFlushes != premature {
                         // The sender paused inside a NAL unit for longer than the idle time: learn it.
                         premature = scanner.counters.prematureIdleFlushes
+                        // The cut unit went on as if whole: its access unit, if still in progress, and
+                        // the pictures built on it are damaged.
+                        if assembler?.pendingHasUnit(endingAt: scanner.lastIdleFlushedUnitEnd) == true {
+                            assembler?.markDamaged()
+                        } else {
+                            damagedAUs += 1
+                        }
+                        referencesDamaged = true
+                        refreshLeft = nil
                         let raised = policy.noteCut()
                         Log.info(String(format: "an idle flush cut a NAL unit (the sender paused inside it): idle flush now %.1f ms", Double(raised) / 1000))
                     } else if scanner.counters.idleFlushes != flushes {
@@ -123,10 +137,14 @@ public final class Receiver: @unchecked Sendable {
                         }
                     }
                     if source.deliversDatagrams && policy.isBurstEnd {
-                        // The sender's last, short datagram of an access unit: no idle wait.
+                        // The sender's last, short datagram of a burst: the NAL unit ends here, and
+                        // the access unit too once it has the slices the last pictures had.
                         scanner.flush(atMicros: arrival, reason: .idle) { handle(unit: $0, sink: sink) }
-                        if let au = assembler?.flush(atMicros: MonotonicClock.nowMicros(), reason: .burstEnd) { handle(au: au, sink: sink) }
-                        flushedSinceData = true
+                        if let slices = policy.slicesPerPicture, let pending = assembler?.pendingSlices, pending >= slices,
+                           let au = assembler?.flush(atMicros: MonotonicClock.nowMicros(), reason: .burstEnd) {
+                            handle(au: au, sink: sink)
+                            flushedSinceData = true
+                        }
                     }
                 }
             case .emptyDatagram:
@@ -314,9 +332,10 @@ public final class Receiver: @unchecked Sendable {
     }
 
     private func push(_ unit: NALUnit, sink: (DecodedFrame) -> Void) {
-        guard var asm = assembler else { return }
-        let au = asm.push(unit)
-        assembler = asm
+        // Mutated in place: a copy of the assembler would copy its pending units on every push.
+        guard assembler != nil else { return }
+        let au = assembler!.push(unit)
+        let asm = assembler!
         reportParameterSetChanges(asm.parameterSets)
         if let au { handle(au: au, sink: sink) }
         guard perNAL, let decoder, !reachedFrameLimit, let header = NALUnitHeader(codec: asm.codec, bytes: unit.bytes) else { return }
@@ -337,6 +356,7 @@ public final class Receiver: @unchecked Sendable {
 
     private func handle(au: AccessUnit, sink: (DecodedFrame) -> Void) {
         if let observe = accessUnitObserver, let store = assembler?.parameterSets { observe(au, store) }
+        policy.noteAccessUnit(slices: au.units.reduce(0) { $0 + (NALUnitHeader(codec: au.codec, bytes: $1.bytes)?.isVCL == true ? 1 : 0) })
         guard let decoder, !reachedFrameLimit else { return }
         if au.damaged { damagedAUs += 1 }
         if perNAL {
@@ -392,7 +412,38 @@ public final class Receiver: @unchecked Sendable {
             }
             if stop.isSet { return }
         }
-        decoder.decode(au) { deliver($0, sink: sink) }
+        decoder.decode(inheritDamage(au)) { deliver($0, sink: sink) }
+    }
+
+    /// Pictures predicted from a damaged one carry its damage until a clean IDR/IRAP, or until a
+    /// recovery point's refresh is complete (H.264 `recovery_frame_cnt` pictures later): they are
+    /// marked damaged (counted, and held back by `--hide-damaged`) so that a frame that looks
+    /// whole but is built on broken references is never passed off as clean.
+    private func inheritDamage(_ au: AccessUnit) -> AccessUnit {
+        if au.damaged {
+            referencesDamaged = true
+            refreshLeft = nil
+            return au
+        }
+        guard referencesDamaged else { return au }
+        if au.isRandomAccessPoint {
+            referencesDamaged = false
+            refreshLeft = nil
+            return au
+        }
+        if refreshLeft == nil {
+            for u in au.units {
+                if let n = RandomAccessGate.recoveryFrameCount(u.bytes, codec: au.codec) { refreshLeft = n; break }
+            }
+        }
+        if let left = refreshLeft {
+            if left <= 0 { referencesDamaged = false; refreshLeft = nil; return au }
+            refreshLeft = left - 1
+        }
+        framesWithDamagedReferences += 1
+        var out = au
+        out.damaged = true
+        return out
     }
 
     private func deliver(_ frame: DecodedFrame, sink: (DecodedFrame) -> Void) {
@@ -414,6 +465,7 @@ public final class Receiver: @unchecked Sendable {
         s.idleFlushes = k.idleFlushes
         s.prematureIdleFlushes = k.prematureIdleFlushes
         s.picturesSplit = splitPictures
+        s.framesWithDamagedReferences = framesWithDamagedReferences
         if let a = assembler {
             s.codec = a.codec.displayName
             s.nalUnits = carried.nalUnits + a.counters.nalUnits; s.accessUnits = carried.accessUnits + a.counters.accessUnits

@@ -37,6 +37,9 @@ public struct ReceiverSummary: Codable, Sendable {
     /// Access units ended early by a flush (idle gap or burst end) between two slices of one
     /// picture; the rest of the picture went on as a damaged fragment.
     public var picturesSplit = 0
+    /// Pictures decoded from damaged references (after a damaged access unit, until a clean
+    /// IDR/IRAP or a completed recovery point): shown as damaged.
+    public var framesWithDamagedReferences = 0
     /// Trailing units that belonged to no picture, dropped.
     public var unitsWithoutPicture = 0
     /// Access units with lost or cut bytes (RTP loss, truncation).
@@ -112,6 +115,7 @@ public struct ReceiverSummary: Codable, Sendable {
         if junkBytes > 0 { extra.append("\(junkBytes) junk bytes") }
         if prematureIdleFlushes > 0 { extra.append("\(prematureIdleFlushes) NAL units cut by an idle flush") }
         if picturesSplit > 0 { extra.append("\(picturesSplit) pictures split by a flush") }
+        if framesWithDamagedReferences > 0 { extra.append("\(framesWithDamagedReferences) frames on damaged references") }
         if invalidNALUnits > 0 { extra.append("\(invalidNALUnits) invalid NAL units") }
         if oversizeNALUnits + oversizeAccessUnits > 0 { extra.append("\(oversizeNALUnits + oversizeAccessUnits) oversize") }
         if refusedPictureSize > 0 { extra.append("\(refusedPictureSize) SPS over the size cap, \(refusedAccessUnits) access units refused") }

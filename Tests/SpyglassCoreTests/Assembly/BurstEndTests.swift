@@ -37,6 +37,30 @@ final class BurstEndTests: XCTestCase {
         XCTAssertFalse(IdleFlushPolicy(baseMicros: 0).isBurstEnd, "no idle flushing, no burst ends")
     }
 
+    /// A sender whose "full" datagrams wander by a few bytes is not packing: no trust, ever.
+    func testWanderingFullSizesAreNeverTrusted() {
+        var p = IdleFlushPolicy(baseMicros: 1_000)
+        var rng = SeededRandom(seed: 7)
+        for _ in 0..<200 {
+            for _ in 0..<4 { p.noteDatagram(size: 1200 - rng.next(in: 0...8)) }
+            p.noteDatagram(size: 300)
+            XCTAssertFalse(p.isBurstEnd)
+            p.noteDatagram(size: 1200)
+            _ = p.noteCleanFlush()
+        }
+    }
+
+    /// The slice count is trusted only after several pictures agree.
+    func testSlicesPerPictureNeedsAgreement() {
+        var p = IdleFlushPolicy(baseMicros: 1_000)
+        for _ in 0..<(IdleFlushPolicy.slicesRunNeeded - 1) { p.noteAccessUnit(slices: 4) }
+        XCTAssertNil(p.slicesPerPicture)
+        p.noteAccessUnit(slices: 4)
+        XCTAssertEqual(p.slicesPerPicture, 4)
+        p.noteAccessUnit(slices: 1)
+        XCTAssertNil(p.slicesPerPicture, "a change starts the count over")
+    }
+
     /// A flush between two slices of one picture is noticed: counted, and the fragment is damaged.
     func testAFlushBetweenSlicesOfOnePictureIsCountedAsASplit() throws {
         let bytes = try Fixtures.bytes(Fixtures.capture("test/h264-high-4slices.h264"))
@@ -64,6 +88,66 @@ final class BurstEndTests: XCTestCase {
         XCTAssertEqual(aus.count, expected + 1, "the split picture went on in two parts")
         XCTAssertEqual(aus.filter(\.damaged).count, 1, "the fragment is marked damaged")
         XCTAssertEqual(aus.filter { $0.completion == .burstEnd }.count, 1)
+    }
+
+    /// Real socket: a sender packs multi-slice access units, then (after trust was earned)
+    /// switches to one datagram per NAL unit. No burst end may close a picture before its last
+    /// slice, and every frame shown as undamaged is one of ffmpeg's.
+    func testASenderSwitchingToOneWritePerSliceSplitsNoPicture() throws {
+        let one = try Fixtures.bytes(Fixtures.capture("test/h264-high-4slices.h264"))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("spyglass-switch-\(getpid()).h264").path
+        try Data(one + one).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        var datagrams: [[UInt8]] = []
+        var firstOfAU: Set<Int> = []
+        for (k, au) in Sender.accessUnits(of: one + one).enumerated() {
+            firstOfAU.insert(datagrams.count)
+            if k < 50 {
+                var i = 0
+                while i < au.count { datagrams.append(Array(au[i..<min(au.count, i + 1200)])); i += 1200 }
+            } else {
+                var scanner = AnnexBScanner()
+                var units: [[UInt8]] = []
+                scanner.push(au, arrivalMicros: 0) { units.append($0.bytes) }
+                scanner.flush(atMicros: 0, reason: .endOfStream) { units.append($0.bytes) }
+                for u in units { datagrams.append([0, 0, 0, 1] + u) }
+            }
+        }
+        var options = Harness.liveOptions(frames: expected.count)
+        options.idleFlushMicros = ReceiverOptions().idleFlushMicros
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let h = Harness(source: source, options: options)
+        h.start()
+        Sender.udp(port: source.boundPort, datagrams: datagrams,
+                   pauseMicros: { firstOfAU.contains($0) && $0 > 0 ? 10_000 : 0 }, yieldEvery: 0)
+        let r = h.finish()
+        let reference = Set(expected.map(\.md5))
+        var wrongUnflagged = 0
+        for (i, hash) in r.hashes.enumerated() where !r.damaged[i] && !reference.contains(hash.md5) {
+            wrongUnflagged += 1
+            // A busy machine may delay the sender by more than the idle time between two NAL
+            // units, and an idle flush then splits a picture; a burst end never may.
+            XCTAssertNotEqual(r.timings[i].completion, AccessUnit.Completion.burstEnd.rawValue,
+                              "frame \(i): a burst end closed a picture before its last slice")
+        }
+        // The first part of a split picture goes out before the split is known; every such
+        // picture is counted, and the pictures after it are marked damaged.
+        XCTAssertLessThanOrEqual(wrongUnflagged, r.summary.picturesSplit + r.summary.prematureIdleFlushes)
+        XCTAssertGreaterThan(r.hashes.count, 0)
+    }
+
+    /// A flood of tiny NAL units with no picture (5-byte SEIs) before a real stream: bounded
+    /// memory and time, counted, and the stream after it decodes whole.
+    func testAFloodOfTinyUnitsIsDroppedAndTheStreamAfterItDecodes() throws {
+        let capture = try Fixtures.bytes(Fixtures.capture("test/h264-high-4slices.h264"))
+        let flood = Array([[UInt8]](repeating: [0, 0, 1, 6, 0x80], count: 30_000).joined())
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("spyglass-flood-\(getpid()).h264").path
+        try Data(flood + capture).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = try Harness.decodeFile(path)
+        XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(Fixtures.capture("test/h264-high-4slices.h264")))
+        XCTAssertGreaterThanOrEqual(r.summary.unitsWithoutPicture, 30_000 - AccessUnitAssembler.maxUnitsPerAccessUnit)
     }
 
     /// Real socket: every access unit packed into 1200-byte datagrams plus a short last one.

@@ -20,6 +20,9 @@ public final class RecordingSource: ByteSource {
     private var current: [UInt8] = []
     private var startMicros: UInt64 = 0
     private var firstRecordedMicros: UInt64 = 0
+    private var lastRecordedMicros: UInt64 = 0
+    /// Longest pause between two recorded access units that replay keeps, seconds.
+    public static let maxGapSeconds = 10.0
     private let control = NSLock()
     private var paused = false
     private var stepRequested = false
@@ -114,6 +117,7 @@ public final class RecordingSource: ByteSource {
             current = []
             chunkOffset = 0
             startMicros = 0
+            lastRecordedMicros = 0
         }
         let holding = paused && !stepRequested && (current.isEmpty || chunkOffset >= current.count)
         if paused && stepRequested && (current.isEmpty || chunkOffset >= current.count) { stepRequested = false; startMicros = 0 }
@@ -132,6 +136,15 @@ public final class RecordingSource: ByteSource {
             let e = index.entries[position]
             if startMicros == 0 { startMicros = MonotonicClock.nowMicros(); firstRecordedMicros = e.firstByteMicros }
             if e.firstByteMicros < firstRecordedMicros { startMicros = MonotonicClock.nowMicros(); firstRecordedMicros = e.firstByteMicros }
+            // A pause in the recording longer than maxGapSeconds is replayed shortened to it (a
+            // stalled link, or a corrupt index claiming days between two frames).
+            let gap = e.firstByteMicros > lastRecordedMicros && lastRecordedMicros > 0 ? e.firstByteMicros - lastRecordedMicros : 0
+            let maxGap = UInt64(Self.maxGapSeconds * 1e6)
+            if gap > maxGap {
+                firstRecordedMicros += gap - maxGap
+                Log.info(String(format: "%@: a gap of %.0f s in the recording, replayed as %.0f s", label, Double(gap) / 1e6, Self.maxGapSeconds))
+            }
+            lastRecordedMicros = e.firstByteMicros
             if speed > 0 {
                 let due = startMicros + UInt64(Double(e.firstByteMicros - firstRecordedMicros) / speed)
                 let now = MonotonicClock.nowMicros()

@@ -43,6 +43,45 @@ final class LinkBehaviourTests: XCTestCase {
         XCTAssertEqual(r.summary.resets, 1)
     }
 
+    /// `spyglass send FILE tcp://…` whose receiver hangs up mid-file connects again and sends the
+    /// rest (it used to spin on the lost connection forever), then ends with the file.
+    func testTCPSenderReconnectsWhenTheReceiverHangsUp() throws {
+        let (listenFD, port) = Sender.tcpListener()
+        defer { close(listenFD) }
+        let sender = try StreamSender(destination: try SourceURL(parsing: "tcp://127.0.0.1:\(port)"))
+        let live = LiveSender(input: .file(path: Fixtures.capture("default-720p30.h264"), fps: 120, loop: false), sender: sender)
+        let finished = DispatchSemaphore(value: 0)
+        let thread = Thread { try? live.run(); sender.close(); finished.signal() }
+        thread.start()
+        func accept(within micros: Int32) -> Int32 {
+            var p = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, micros / 1000) == 1 else { return -1 }
+            return Glibc.accept(listenFD, nil, nil)
+        }
+        func read(_ fd: Int32, upTo limit: Int) -> Int {
+            var total = 0
+            var buf = [UInt8](repeating: 0, count: 65536)
+            while total < limit {
+                let n = buf.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                total += n
+            }
+            return total
+        }
+        let first = accept(within: 10_000_000)
+        XCTAssertGreaterThanOrEqual(first, 0, "the sender connected")
+        XCTAssertGreaterThan(read(first, upTo: 100_000), 0)
+        close(first)   // the receiver hangs up
+        let second = accept(within: 10_000_000)
+        XCTAssertGreaterThanOrEqual(second, 0, "the sender connected again")
+        let rest = second >= 0 ? read(second, upTo: Int.max) : 0   // to EOF: the sender ends with the file
+        if second >= 0 { close(second) }
+        XCTAssertGreaterThan(rest, 0, "the rest of the file came over the new connection")
+        XCTAssertEqual(finished.wait(timeout: .now() + 30), .success, "the sender ended with the file")
+        XCTAssertEqual(live.accessUnitsSent, 120)
+        XCTAssertGreaterThan(sender.sendErrors, 0, "the hang-up was seen")
+    }
+
     func testTCPClientReconnectsWhenTheSenderComesBack() throws {
         let path = Fixtures.capture("test/h264-aud.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)

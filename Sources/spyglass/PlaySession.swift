@@ -335,7 +335,10 @@ final class PlaySession: @unchecked Sendable {
         if s.rtp {
             lines.append("RTP: \(s.datagramsLost) lost, \(s.datagramsReordered) reordered, \(s.datagramsDuplicated) duplicated")
         }
-        lines.append("damaged AUs \(s.damagedAccessUnits) · concealed \(s.concealedFrames) · decode errors \(s.decodeErrors) · resets \(s.resets)")
+        lines.append("damaged AUs \(s.damagedAccessUnits) · on damaged refs \(s.framesWithDamagedReferences) · concealed \(s.concealedFrames) · decode errors \(s.decodeErrors) · resets \(s.resets)")
+        if s.picturesSplit + s.prematureIdleFlushes > 0 {
+            lines.append("raw stream guesses: \(s.prematureIdleFlushes) NAL units cut, \(s.picturesSplit) pictures split")
+        }
         var refused: [String] = []
         if s.disallowed > 0 { refused.append("\(s.disallowed) disallowed") }
         if s.truncatedDatagrams > 0 { refused.append("\(s.truncatedDatagrams) truncated") }

@@ -5,10 +5,14 @@
 /// - **Datagram sizes.** Senders cut a frame into datagrams of the link's size; only the last one
 ///   of a burst is shorter. After a short datagram the base time applies (1 ms); after a
 ///   full-size one the sender is most likely in the middle of a frame, so it must stay quiet
-///   four times longer (at least 4 ms) before the unit is cut.
+///   four times longer, and at least the mid-frame wait (4 ms to start with), before the unit
+///   is cut.
 /// - **Learning.** When a flush turns out to have cut a unit (more of it arrives before any start
-///   code), the time doubles, up to 50 ms; after 60 clean flushes in a row it halves again,
-///   back towards the base.
+///   code): after a short datagram, the base time doubles, up to 50 ms, and halves again after
+///   60 clean flushes in a row; after a full one, the mid-frame wait becomes twice the pause the
+///   sender took (up to 50 ms), and halves only after 1800 clean flushes (a minute at 30 fps).
+///   A sender or link that pauses mid-frame costs nothing once learned: frames still end at
+///   their short last datagram.
 /// - **Burst end.** Once ``burstEndTrustCount`` flushes in a row after a short datagram were
 ///   clean (the next datagram began with a start code and no picture was split), and the
 ///   stream's near-full datagrams are nine times in ten exactly the full size (a sender that
@@ -33,6 +37,9 @@ public struct IdleFlushPolicy: Sendable {
     private var previousShort = false
     private var cleanAfterShort = 0
     private var trustNeeded = IdleFlushPolicy.burstEndTrustCount
+    /// Quiet time needed after a full-size datagram, µs (learned from mid-frame pauses).
+    public private(set) var midFrameMicros = 4_000
+    private var cleanSinceMidFrameCut = 0
     private var lastSlices = 0
     private var nearFull = 0
     private var exactFull = 0
@@ -85,19 +92,26 @@ public struct IdleFlushPolicy: Sendable {
     public func thresholdMicros(datagrams: Bool) -> Int {
         guard baseMicros > 0 else { return 0 }
         if datagrams && fullDatagram >= 256 && lastDatagram * 10 >= fullDatagram * 9 {
-            return max(4 * currentMicros, 4_000)
+            return max(4 * currentMicros, midFrameMicros)
         }
         return currentMicros
     }
 
-    /// A flush cut a unit: wait longer from now on, and stop trusting burst ends.
-    /// Returns the new time, µs.
-    public mutating func noteCut() -> Int {
+    /// A flush cut a unit; more of it came `pauseMicros` after the data before the flush.
+    /// Call after ``noteDatagram(size:)`` of the datagram that showed the cut.
+    /// - Returns: which wait was raised (after a short or a full datagram) and its new value, µs.
+    public mutating func noteCut(pauseMicros: Int) -> (afterShortDatagram: Bool, micros: Int) {
         cleanFlushes = 0
-        if cleanAfterShort >= trustNeeded { trustNeeded = min(trustNeeded * 2, 1 << 20) }
-        cleanAfterShort = 0
-        currentMicros = min(50_000, max(currentMicros * 2, baseMicros + 1_000))
-        return currentMicros
+        if previousShort {
+            // A short datagram that did not end the burst: no trust in burst ends for a while.
+            if cleanAfterShort >= trustNeeded { trustNeeded = min(trustNeeded * 2, 1 << 20) }
+            cleanAfterShort = 0
+            currentMicros = min(50_000, max(currentMicros * 2, baseMicros + 1_000))
+            return (true, currentMicros)
+        }
+        cleanSinceMidFrameCut = 0
+        midFrameMicros = min(50_000, max(midFrameMicros * 2, 2 * pauseMicros))
+        return (false, midFrameMicros)
     }
 
     /// Notes the slice count of a completed picture.
@@ -123,6 +137,11 @@ public struct IdleFlushPolicy: Sendable {
     /// Returns the new time when it went back down, else nil.
     public mutating func noteCleanFlush() -> Int? {
         if previousShort { cleanAfterShort += 1 }
+        cleanSinceMidFrameCut += 1
+        if cleanSinceMidFrameCut >= 1800 && midFrameMicros > 4_000 {
+            cleanSinceMidFrameCut = 0
+            midFrameMicros = max(4_000, midFrameMicros / 2)
+        }
         cleanFlushes += 1
         guard cleanFlushes >= 60, currentMicros > baseMicros else { return nil }
         cleanFlushes = 0

@@ -88,6 +88,7 @@ public final class Receiver: @unchecked Sendable {
             let event = try buffer.withUnsafeMutableBytes { try source.read(into: $0, timeoutMicros: timeout) }
             switch event {
             case .data(let count, let arrival, let truncated):
+                let previousDataMicros = lastDataMicros
                 lastDataMicros = arrival
                 if source.deliversDatagrams { policy.noteDatagram(size: count) }
                 flushedSinceData = false
@@ -128,8 +129,10 @@ public final class Receiver: @unchecked Sendable {
                         }
                         referencesDamaged = true
                         refreshLeft = nil
-                        let raised = policy.noteCut()
-                        Log.info(String(format: "an idle flush cut a NAL unit (the sender paused inside it): idle flush now %.1f ms", Double(raised) / 1000))
+                        let raised = policy.noteCut(pauseMicros: Int(clamping: arrival - min(arrival, previousDataMicros)))
+                        Log.info(String(format: "an idle flush cut a NAL unit (the sender paused %.1f ms inside it): now waiting %.1f ms after a %@ datagram",
+                                        Double(arrival - min(arrival, previousDataMicros)) / 1000, Double(raised.micros) / 1000,
+                                        raised.afterShortDatagram ? "short" : "full-size"))
                     } else if scanner.counters.idleFlushes != flushes {
                         flushes = scanner.counters.idleFlushes
                         if let lowered = policy.noteCleanFlush() {

@@ -32,8 +32,16 @@ final class BurstEndTests: XCTestCase {
         for _ in 0..<IdleFlushPolicy.burstEndTrustCount { nextFrameProvesClean(); p.noteDatagram(size: 500) }
         XCTAssertTrue(p.isBurstEnd, "twice as many are")
 
-        _ = p.noteCut()
-        XCTAssertFalse(p.isBurstEnd, "a cut NAL unit withdraws trust")
+        p.noteDatagram(size: 1200)   // more of the unit: the flush after the short 500 cut it
+        let midFrame = p.noteCut(pauseMicros: 6_000)
+        XCTAssertTrue(midFrame.afterShortDatagram)
+        XCTAssertFalse(p.isBurstEnd, "a cut after a short datagram withdraws trust")
+        var q = IdleFlushPolicy(baseMicros: 1_000)
+        q.noteDatagram(size: 1200); q.noteDatagram(size: 1200)
+        let raised = q.noteCut(pauseMicros: 7_000)   // a pause after a full datagram
+        XCTAssertFalse(raised.afterShortDatagram)
+        XCTAssertEqual(q.midFrameMicros, 14_000, "twice the pause the sender took")
+        XCTAssertEqual(q.thresholdMicros(datagrams: true), 14_000, "after a full datagram")
         XCTAssertFalse(IdleFlushPolicy(baseMicros: 0).isBurstEnd, "no idle flushing, no burst ends")
     }
 

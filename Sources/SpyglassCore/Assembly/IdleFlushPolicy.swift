@@ -10,7 +10,7 @@
 /// - **Learning.** When a flush turns out to have cut a unit (more of it arrives before any start
 ///   code): after a short datagram, the base time doubles, up to 50 ms, and halves again after
 ///   60 clean flushes in a row; after a full one, the mid-frame wait becomes twice the pause the
-///   sender took (up to 50 ms), and halves only after 1800 clean flushes (a minute at 30 fps).
+///   sender took (up to 50 ms), and halves only after 9000 clean flushes (5 minutes at 30 fps).
 ///   A sender or link that pauses mid-frame costs nothing once learned: frames still end at
 ///   their short last datagram.
 /// - **Burst end.** Once ``burstEndTrustCount`` flushes in a row after a short datagram were
@@ -138,7 +138,7 @@ public struct IdleFlushPolicy: Sendable {
     public mutating func noteCleanFlush() -> Int? {
         if previousShort { cleanAfterShort += 1 }
         cleanSinceMidFrameCut += 1
-        if cleanSinceMidFrameCut >= 1800 && midFrameMicros > 4_000 {
+        if cleanSinceMidFrameCut >= 9000 && midFrameMicros > 4_000 {
             cleanSinceMidFrameCut = 0
             midFrameMicros = max(4_000, midFrameMicros / 2)
         }

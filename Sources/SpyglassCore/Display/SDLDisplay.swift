@@ -2,7 +2,7 @@ import CSDL2
 import CFFmpeg
 import Foundation
 
-/// The SDL2 window: YUV planes go straight into a streaming texture, letterboxed, resizable.
+/// The SDL2 window: each picture letterboxed at the window's size, resizable, with status text.
 ///
 /// Runs on the main thread. Other threads only call ``wake()``, which signals a condition that a
 /// waiting ``waitEvent(timeoutMillis:)`` sleeps on, so a ready frame wakes the display at once.
@@ -46,6 +46,7 @@ public final class SDLDisplay {
     private var directSurface = false
     private var surface: UnsafeMutablePointer<SDL_Surface>?
     private var surfaceFormat = AV_PIX_FMT_BGR0
+    private var surfaceSize = (0, 0)
     private var lastFrame: DecodedFrame?
     private var font: OpaquePointer?
     private var lastAspect: Double = 16.0 / 9.0
@@ -136,7 +137,10 @@ public final class SDLDisplay {
     /// replaces the surface). False when the surface is missing or not 32-bit RGB.
     private func attachSurfaceRenderer() -> Bool {
         guard let s = SDL_GetWindowSurface(window) else { return false }
-        if s == surface && renderer != nil { return true }
+        // A resize frees the old surface; the new one may even reuse its address, so the size
+        // is compared too.
+        let size = (Int(s.pointee.w), Int(s.pointee.h))
+        if s == surface && renderer != nil && size == surfaceSize { return true }
         switch s.pointee.format.pointee.format {
         case SDL_PIXELFORMAT_RGB888.rawValue: surfaceFormat = AV_PIX_FMT_BGR0
         case SDL_PIXELFORMAT_ARGB8888.rawValue: surfaceFormat = AV_PIX_FMT_BGRA
@@ -145,6 +149,7 @@ public final class SDLDisplay {
         if let renderer { SDL_DestroyRenderer(renderer) }
         renderer = SDL_CreateSoftwareRenderer(s)
         surface = s
+        surfaceSize = size
         return renderer != nil
     }
 

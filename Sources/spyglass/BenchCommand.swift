@@ -76,7 +76,7 @@ func runBench(_ argv: [String]) throws -> Int32 {
     }
     let session = PlaySession(url: dest, options: options)
     let describe = "\(settings.codec.displayName) \(settings.width)x\(settings.height)@\(settings.fps), \(settings.bitrate / 1000) kbit/s, \(settings.slices) slice(s), \(transport), display \(options.display.rawValue)"
-    fputs("spyglass bench: \(describe), \(String(format: "%.0f", duration)) s\n", stderr)
+    writeStandardError("spyglass bench: \(describe), \(String(format: "%.0f", duration)) s\n")
 
     let senderDone = StopFlag()
     let (patternSettings, sendSeconds, useRTP) = (settings, duration, transport == "rtp")
@@ -102,17 +102,17 @@ func runBench(_ argv: [String]) throws -> Int32 {
         let frames = session.recorder?.count ?? 0
         // A progress bar on a terminal; a line per second in a log.
         if isatty(2) != 0 {
-            fputs(String(format: "\r  [%@] %4.1f/%.0f s  %d frames", bar, min(elapsed, duration), duration, frames), stderr)
+            writeStandardError(String(format: "\r  [%@] %4.1f/%.0f s  %d frames", bar, min(elapsed, duration), duration, frames))
         } else if Int(elapsed) > lastLine {
             // One line per second in a log.
             lastLine = Int(elapsed)
-            fputs(String(format: "  %4.0f/%.0f s  %d frames\n", min(elapsed, duration), duration, frames), stderr)
+            writeStandardError(String(format: "  %4.0f/%.0f s  %d frames\n", min(elapsed, duration), duration, frames))
         }
         if senderDone.isSet { session.receiver?.stop.set() }
     }
     sendThread.start()
     let rc = session.run(openedSource: source)
-    if isatty(2) != 0 { fputs("\n", stderr) }
+    if isatty(2) != 0 { writeStandardError("\n") }
     guard rc == 0, let recorder = session.recorder else { return rc }
 
     print(recorder.table())

@@ -164,7 +164,7 @@ final class PlaySession: @unchecked Sendable {
             }
         }
         let summary = receiver.summary
-        fputs(summary.line + "\n", stderr)
+        writeStandardError(summary.line + "\n")
         var status: Int32 = 0
         if let path = options.summaryPath {
             let enc = JSONEncoder()
@@ -211,7 +211,7 @@ final class PlaySession: @unchecked Sendable {
                     let line = String(format: "%@ %6.1f / %.1f s  frame %d / %d  %.2fx", p.paused ? "⏸" : "▶",
                                       p.position, p.duration, p.frame, p.frames, p.speed)
                     display.setProgress(fraction: p.duration > 0 ? p.position / p.duration : 0, text: line)
-                    if isatty(2) != 0 { fputs("\r" + line + "   ", stderr) }
+                    if isatty(2) != 0 { writeStandardError("\r" + line + "   ") }
                     if p.paused { display.redraw() }
                 }
                 if showStats && !stalled {

@@ -1,35 +1,47 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
+import Synchronization
 
 /// One-line messages to stderr, prefixed with `spyglass:`.
 public enum Log {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var quiet = false
+    private static let quiet = Atomic<Bool>(false)
 
     /// Silences ``info(_:)`` (errors still print).
-    public static func setQuiet(_ q: Bool) { lock.lock(); quiet = q; lock.unlock() }
+    public static func setQuiet(_ q: Bool) { quiet.store(q, ordering: .relaxed) }
 
     /// An informational line.
     public static func info(_ message: String) {
-        lock.lock(); defer { lock.unlock() }
-        if quiet { return }
-        fputs("spyglass: \(message)\n", stderr)
+        if quiet.load(ordering: .relaxed) { return }
+        writeStandardError("spyglass: \(message)\n")
     }
 
     /// An error line (always printed).
     public static func error(_ message: String) {
-        lock.lock(); defer { lock.unlock() }
-        fputs("spyglass: error: \(message)\n", stderr)
+        writeStandardError("spyglass: error: \(message)\n")
     }
 }
 
-/// A thread-safe flag to stop a running receiver (Ctrl-C, `q`, `--frames`).
-public final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
+/// Writes `text` to file descriptor 2 in one `write(2)` call, so that lines from several
+/// threads never interleave (stdio's `stderr` is shared mutable state Swift 6 will not touch).
+public func writeStandardError(_ text: String) {
+    var text = text
+    text.withUTF8 { buf in
+        var off = 0
+        while off < buf.count {
+            let n = write(2, buf.baseAddress! + off, buf.count - off)
+            if n <= 0 { if n < 0 && errno == EINTR { continue }; return }
+            off += n
+        }
+    }
+}
+
+/// A flag to stop a running pipeline from any thread (Ctrl-C, `q`, `--frames`).
+public final class StopFlag: Sendable {
+    private let value = Atomic<Bool>(false)
     public init() {}
-    public var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
-    public func set() { lock.lock(); value = true; lock.unlock() }
+    /// True once ``set()`` was called.
+    public var isSet: Bool { value.load(ordering: .acquiring) }
+    /// Sets the flag (idempotent).
+    public func set() { value.store(true, ordering: .releasing) }
 }

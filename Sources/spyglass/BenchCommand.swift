@@ -74,7 +74,7 @@ func runBench(_ argv: [String]) throws -> Int32 {
         source = tcp
         dest = .tcpConnect(host: "127.0.0.1", port: tcp.listeningPort)
     }
-    let session = PlaySession(url: dest, options: options)
+    let session = PlaySession(urls: [dest], options: options)
     let describe = "\(settings.codec.displayName) \(settings.width)x\(settings.height)@\(settings.fps), \(settings.bitrate / 1000) kbit/s, \(settings.slices) slice(s), \(transport), display \(options.display.rawValue)"
     writeStandardError("spyglass bench: \(describe), \(String(format: "%.0f", duration)) s\n")
 
@@ -99,7 +99,7 @@ func runBench(_ argv: [String]) throws -> Int32 {
         let elapsed = Double(MonotonicClock.nowMicros() - started) / 1e6
         let frac = min(1, elapsed / duration)
         let bar = String(repeating: "█", count: Int(frac * 30)) + String(repeating: "·", count: 30 - Int(frac * 30))
-        let frames = session.recorder?.count ?? 0
+        let frames = session.feeds.first?.latency?.count ?? 0
         // A progress bar on a terminal; a line per second in a log.
         if isatty(2) != 0 {
             writeStandardError(String(format: "\r  [%@] %4.1f/%.0f s  %d frames", bar, min(elapsed, duration), duration, frames))
@@ -108,15 +108,15 @@ func runBench(_ argv: [String]) throws -> Int32 {
             lastLine = Int(elapsed)
             writeStandardError(String(format: "  %4.0f/%.0f s  %d frames\n", min(elapsed, duration), duration, frames))
         }
-        if senderDone.isSet { session.receiver?.stop.set() }
+        if senderDone.isSet { session.feeds.first?.pipeline.stop() }
     }
     sendThread.start()
     let rc = session.run(openedSource: source)
     if isatty(2) != 0 { writeStandardError("\n") }
-    guard rc == 0, let recorder = session.recorder else { return rc }
+    guard rc == 0, let recorder = session.feeds.first?.latency else { return rc }
 
     print(recorder.table())
-    let s = session.receiver?.summary
+    let s = session.feeds.first?.pipeline.summary
     if let s { print("frames: \(s.framesDecoded) decoded, \(s.framesDisplayed) displayed, \(s.framesDropped) dropped; \(s.decodeErrors) decode errors") }
     var verdict: Int32 = 0
     if let g = recorder.percentiles("glass-to-glass") {

@@ -58,33 +58,44 @@ func runProbe(_ argv: [String]) throws -> Int32 {
         return 1
     }
     if url.isLive { options.timeoutSeconds = duration }
-    let receiver = Receiver(source: source, options: options)
-    let lock = NSLock()
-    var probe = StreamProbe()
-    var sizes: [Int] = []
-    receiver.accessUnitObserver = { au, store in lock.lock(); probe.observe(au, store: store); lock.unlock() }
-    receiver.datagramObserver = { n in if sizes.count < 1_000_000 { sizes.append(n) } }
+    // The probe's state lives on this thread: the feed runs here (runHere), so the observers
+    // are called on it too.
+    let state = ProbeState()
+    var observers = FeedObservers()
+    observers.accessUnit = { au, store in state.probe.observe(au, store: store) }
+    observers.datagram = { n in if state.sizes.count < 1_000_000 { state.sizes.append(n) } }
+    observers.end = { store in state.parameterSets = store }
+    let label = source.label
+    let pcapSpan = (source as? PcapSource).flatMap { pcap -> Double? in
+        guard let a = pcap.schedule.first?.time, let b = pcap.schedule.last?.time, b > a else { return nil }
+        return Double(b - a) / 1e6
+    }
+    let packetCapture = source is PcapSource
+    let pipeline = Pipeline(id: 1, source: source, options: options, sink: HeadlessSink(metrics: MetricsRegistry(), latency: nil),
+                            observers: observers)
     if url.isLive {
-        let stop = receiver.stop
-        DispatchQueue.global().asyncAfter(deadline: .now() + duration) { stop.set() }
-        FileHandle.standardError.write(Data("spyglass probe: reading \(source.label) for \(duration) s…\n".utf8))
+        DispatchQueue.global().asyncAfter(deadline: .now() + duration) { pipeline.stop() }
+        FileHandle.standardError.write(Data("spyglass probe: reading \(label) for \(duration) s…\n".utf8))
     }
-    do { try receiver.run { _ in } } catch { Log.error("\(error)"); return 1 }
-    lock.lock()
-    var span: Double?
-    if let pcap = source as? PcapSource, let a = pcap.schedule.first?.time, let b = pcap.schedule.last?.time, b > a {
-        span = Double(b - a) / 1e6
-    }
-    probe.finish(summary: receiver.summary, live: url.isLive || source is PcapSource, datagramSizes: sizes,
-                 parameterSets: receiver.parameterSets, captureSpanSeconds: span)
-    lock.unlock()
+    pipeline.runHere()
+    if let error = pipeline.error { Log.error(error); return 1 }
+    var probe = state.probe
+    probe.finish(summary: pipeline.summary, live: url.isLive || packetCapture, datagramSizes: state.sizes,
+                 parameterSets: state.parameterSets, captureSpanSeconds: pcapSpan)
     if json {
         let enc = JSONEncoder()
         enc.outputFormatting = [.prettyPrinted, .sortedKeys]
         print(String(decoding: try enc.encode(probe.report), as: UTF8.self))
     } else {
-        print("\(source.label)")
+        print("\(label)")
         print(probe.text)
     }
     return probe.report.accessUnits > 0 ? 0 : 1
+}
+
+/// What `probe` gathers from its feed (used on the calling thread only).
+final class ProbeState {
+    var probe = StreamProbe()
+    var sizes: [Int] = []
+    var parameterSets: ParameterSetStore?
 }

@@ -22,8 +22,8 @@ func runReplay(_ argv: [String]) throws -> Int32 {
         }
     }
     if let f = from, let t = to, t <= f { throw CLIError.usage("replay: --to (\(t)) must be after --from (\(f))") }
-    let (url, options) = try parsePlay(rest)
-    guard case .file(let path) = url else {
+    let (urls, options) = try parsePlay(rest)
+    guard urls.count == 1, let url = urls.first, case .file(let path) = url else {
         FileHandle.standardError.write(Data("spyglass: error: replay takes a recording file\n".utf8))
         return 1
     }
@@ -34,7 +34,7 @@ func runReplay(_ argv: [String]) throws -> Int32 {
         // A plain Annex B file: play it at its VUI rate (or --fps), scaled by --speed.
         var o = options
         if speed != 1 { o.receiver.fps = (o.receiver.fps ?? 30) * speed }
-        return PlaySession(url: url, options: o).run()
+        return PlaySession(urls: [url], options: o).run()
     }
     do {
         let source = try RecordingSource(streamPath: path, speed: speed, untimed: options.receiver.untimed, loop: loop,
@@ -48,7 +48,7 @@ func runReplay(_ argv: [String]) throws -> Int32 {
         }
         var o = options
         o.receiver.idleFlushMicros = max(o.receiver.idleFlushMicros, 1_000)
-        return PlaySession(url: url, options: o).run(openedSource: source)
+        return PlaySession(urls: [url], options: o).run(openedSource: source)
     } catch {
         Log.error("\(error)")
         return 1
@@ -93,5 +93,5 @@ func replayCapture(_ path: String, url: SourceURL, options: PlayOptions, port: U
             return 1
         }
     }
-    return PlaySession(url: url, options: options).run(openedSource: source)
+    return PlaySession(urls: [url], options: options).run(openedSource: source)
 }

@@ -4,13 +4,15 @@ import SpyglassCore
 // `spyglass` command line. Keep state in types: Swift 6 puts main.swift globals on the main actor.
 
 let usage = """
-usage: spyglass play SOURCE [options]
+usage: spyglass play SOURCE [SOURCE …] [options]
        spyglass send pattern|FILE DEST [options]     (spyglass send --help)
        spyglass bench [options]                      (spyglass bench --help)
        spyglass probe SOURCE [--json]                (spyglass probe --help)
        spyglass replay RECORDING [--speed X] [--loop] [--from S] [--to S] [play options]
 
 SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | -
+  Several SOURCEs play as one feed each, on their own threads, headless (--display none)
+  for now; `{n}` in --framemd5/--latency-log/--record/--summary becomes the feed's number (1, 2, …).
   --codec auto|h264|h265   codec (default auto: detected from the NAL headers)
   --display sdl|none       SDL2 window (default) or headless decode
   --frames N               stop after N decoded frames
@@ -77,10 +79,10 @@ struct Arguments {
     static func format(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d) }
 }
 
-func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
+func parsePlay(_ argv: [String]) throws -> ([SourceURL], PlayOptions) {
     var a = Arguments(args: argv)
     var o = PlayOptions()
-    var sourceText: String?
+    var sources: [String] = []
     while let arg = a.next() {
         switch arg {
         case "--codec":
@@ -157,23 +159,23 @@ func parsePlay(_ argv: [String]) throws -> (SourceURL, PlayOptions) {
             o.receiver.maxPictureWidth = parts[0]; o.receiver.maxPictureHeight = parts[1]
         case "-h", "--help": print(usage); exit(0)
         case "--":
-            while let rest = a.next() {
-                guard sourceText == nil else { throw CLIError.usage("more than one SOURCE") }
-                sourceText = rest
-            }
+            while let rest = a.next() { sources.append(rest) }
         default:
             if arg.hasPrefix("--") { throw CLIError.usage("unknown option \(arg)") }
-            guard sourceText == nil else { throw CLIError.usage("more than one SOURCE: '\(sourceText!)' and '\(arg)'") }
-            sourceText = arg
+            sources.append(arg)
         }
     }
-    guard let sourceText else { throw CLIError.usage("play needs a SOURCE") }
-    do {
-        return (try SourceURL(parsing: sourceText), o)
-    } catch {
-        FileHandle.standardError.write(Data("spyglass: error: \(sourceText): \(error)\n".utf8))
-        exit(1)
+    guard !sources.isEmpty else { throw CLIError.usage("play needs a SOURCE") }
+    var urls: [SourceURL] = []
+    for text in sources {
+        do {
+            urls.append(try SourceURL(parsing: text))
+        } catch {
+            FileHandle.standardError.write(Data("spyglass: error: \(text): \(error)\n".utf8))
+            exit(1)
+        }
     }
+    return (urls, o)
 }
 
 var argv = Array(CommandLine.arguments.dropFirst())
@@ -186,8 +188,8 @@ argv.removeFirst()
 do {
     switch command {
     case "play":
-        let (url, options) = try parsePlay(argv)
-        exit(PlaySession(url: url, options: options).run())
+        let (urls, options) = try parsePlay(argv)
+        exit(PlaySession(urls: urls, options: options).run())
     case "send":
         exit(try runSend(argv))
     case "bench":

@@ -2,7 +2,7 @@
 /// (ITU-T H.264 §7.4.1.2.3, H.265 §7.4.2.4.4).
 public struct AccessUnit: Sendable {
     /// The rule that told the assembler this access unit was complete.
-    public enum Completion: String, Sendable {
+    public enum Completion: String, Sendable, Codable {
         /// The first unit of the next access unit arrived (the byte-stream rule: one unit late).
         case nextAccessUnit = "next-au"
         /// The input went idle after a VCL unit (no data for the idle-flush time).
@@ -17,6 +17,8 @@ public struct AccessUnit: Sendable {
         case endOfSequence = "end-of-seq"
         /// The input ended.
         case endOfStream = "eos"
+        /// Per-NAL decoding (`--decode nal`): the picture came out after its last slice went in.
+        case perNALUnit = "nal"
     }
 
     public let codec: VideoCodec
@@ -40,6 +42,14 @@ public struct AccessUnit: Sendable {
     public var completeMicros: UInt64
     /// Capture instant from an ST 0604 precision time stamp SEI, µs since the Unix epoch (wall clock).
     public var captureWallMicros: UInt64? = nil
+    /// VCL NAL units (slices or slice segments) in the picture.
+    public var sliceCount = 0
+    /// From a recovery point SEI in this access unit: H.264 `recovery_frame_cnt` (§D.2.8), 0 for
+    /// H.265 (§D.3.8). nil when it carries none.
+    public var recoveryFrameCount: Int? = nil
+
+    /// True when a decoder can start here: an IDR/IRAP picture or a recovery point.
+    public var isJoinPoint: Bool { isRandomAccessPoint || recoveryFrameCount != nil }
 
     /// Total payload bytes (without start codes).
     public var byteCount: Int { units.reduce(0) { $0 + $1.bytes.count } }

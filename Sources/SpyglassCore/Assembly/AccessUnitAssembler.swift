@@ -57,6 +57,7 @@ public struct AccessUnitAssembler {
     private var lastClosedByFlush = false
     private var firstByteMicros: UInt64 = 0
     private var captureWallMicros: UInt64?
+    private var recoveryFrameCount: Int?
 
     /// - Parameters:
     ///   - codec: the stream's codec.
@@ -73,7 +74,17 @@ public struct AccessUnitAssembler {
     /// - Parameter unit: a unit from ``AnnexBScanner`` (or an RTP depacketizer).
     /// - Returns: the access unit this unit completed, if any (at most one).
     public mutating func push(_ unit: NALUnit) -> AccessUnit? {
-        guard let header = NALUnitHeader(codec: codec, bytes: unit.bytes) else {
+        push(unit, onSplit: {})
+    }
+
+    /// Takes the next NAL unit, and says when it shows that a flush split a picture.
+    /// - Parameters:
+    ///   - unit: a unit from a depacketizer.
+    ///   - onSplit: called when this slice continues a picture whose access unit a flush had
+    ///     already closed (the fragment goes on damaged; counted in ``Counters/picturesSplit``).
+    /// - Returns: the access unit this unit completed, if any (at most one).
+    public mutating func push(_ unit: NALUnit, onSplit: () -> Void) -> AccessUnit? {
+        guard let unit = unit.parsed(as: codec), let header = unit.header else {
             counters.invalidUnits += 1
             return nil
         }
@@ -89,6 +100,7 @@ public struct AccessUnitAssembler {
                 // The flush came between two slices of one picture: the rest of it is a fragment.
                 counters.picturesSplit += 1
                 damaged = true
+                onSplit()
             }
             lastClosedByFlush = false
             lastSlice = slice
@@ -101,9 +113,9 @@ public struct AccessUnitAssembler {
             // An SPS over the picture-size cap never reaches the decoder.
             if parameterSets.refusing && (header.type == 7 || header.type == 33) { return completed }
         }
-        if kind == .sei, captureWallMicros == nil,
-           let t = PrecisionTimestampSEI.read(seiNALUnit: unit.bytes, codec: codec) {
-            captureWallMicros = t
+        if kind == .sei, let facts = SEIFacts(unit: unit.bytes, codec: codec) {
+            if captureWallMicros == nil { captureWallMicros = facts.captureWallMicros }
+            if recoveryFrameCount == nil { recoveryFrameCount = facts.recoveryFrameCount }
         }
         if header.isParameterSet && (header.type == 7 || header.type == 33) { hasParameterSets = true }
         append(unit, header: header)
@@ -196,6 +208,8 @@ public struct AccessUnitAssembler {
         counters.accessUnits += 1
         var out = au
         out.captureWallMicros = captureWallMicros
+        out.sliceCount = pendingSlices
+        out.recoveryFrameCount = recoveryFrameCount
         return out
     }
 
@@ -209,5 +223,6 @@ public struct AccessUnitAssembler {
         damaged = false
         oversize = false
         captureWallMicros = nil
+        recoveryFrameCount = nil
     }
 }

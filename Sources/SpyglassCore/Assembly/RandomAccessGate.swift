@@ -22,9 +22,6 @@ public struct RandomAccessGate {
         self.maxSkippedAccessUnits = maxSkippedAccessUnits
     }
 
-    /// True while waiting for a random access point.
-    public var isWaiting: Bool { waiting }
-
     /// Starts waiting (at start and after a sender restart).
     public mutating func restart(atMicros: UInt64) {
         waiting = true
@@ -35,11 +32,7 @@ public struct RandomAccessGate {
     /// Whole-access-unit mode: decode this one?
     public mutating func admit(accessUnit au: AccessUnit, nowMicros: UInt64) -> Bool {
         guard waiting else { return true }
-        let recovery = au.units.contains { u in
-            guard let h = NALUnitHeader(codec: au.codec, bytes: u.bytes), h.kind == .sei else { return false }
-            return Self.hasRecoveryPoint(u.bytes, codec: au.codec)
-        }
-        if au.isRandomAccessPoint || recovery || giveUp(nowMicros) {
+        if au.isJoinPoint || giveUp(nowMicros) {
             waiting = false
             return true
         }
@@ -64,26 +57,8 @@ public struct RandomAccessGate {
         now >= since + timeoutMicros || skippedSinceRestart >= maxSkippedAccessUnits
     }
 
-    /// H.264 `recovery_frame_cnt` of a recovery point SEI (ITU-T H.264 §D.2.8: the pictures
-    /// after this one, in output order, until the refresh is complete), 0 for an H.265 recovery
-    /// point (§D.3.8 counts in POC, not pictures), nil when the unit carries none.
-    public static func recoveryFrameCount(_ unit: [UInt8], codec: VideoCodec) -> Int? {
-        let headerSize = codec == .h264 ? 1 : 2
-        guard unit.count > headerSize, NALUnitHeader(codec: codec, bytes: unit)?.kind == .sei else { return nil }
-        for m in SEIMessages(rbsp: RBSP.unescape(unit.dropFirst(headerSize))) where m.payloadType == 6 {
-            guard codec == .h264 else { return 0 }
-            var r = BitReader(Array(m.payload))
-            return (try? r.ue()).map { Int(min($0, 1 << 16)) } ?? 0
-        }
-        return nil
-    }
-
     /// True when an SEI unit carries a recovery point message (payloadType 6).
     public static func hasRecoveryPoint(_ unit: [UInt8], codec: VideoCodec) -> Bool {
-        let headerSize = codec == .h264 ? 1 : 2
-        guard unit.count > headerSize else { return false }
-        // The payload type is the first byte(s) of the RBSP; a quick look before unescaping all.
-        for m in SEIMessages(rbsp: RBSP.unescape(unit.dropFirst(headerSize))) where m.payloadType == 6 { return true }
-        return false
+        SEIFacts(unit: unit, codec: codec)?.recoveryFrameCount != nil
     }
 }

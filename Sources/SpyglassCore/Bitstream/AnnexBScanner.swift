@@ -31,9 +31,16 @@ public struct AnnexBScanner {
     /// Largest NAL unit kept, in bytes; a larger one is dropped and counted.
     public let maxUnitBytes: Int
     public private(set) var counters = Counters()
-    /// Last-byte time (µs) of the unit the latest idle flush ended: when that flush proves to
-    /// have cut it (``Counters/prematureIdleFlushes``), this names the unit that went on short.
-    public private(set) var lastIdleFlushedUnitEnd: UInt64 = 0
+
+    /// What one ``push(_:arrivalMicros:emit:)`` found besides NAL units.
+    public struct PushOutcome: Equatable, Sendable {
+        /// Set when these bytes continued a unit that an idle flush had already ended: that unit
+        /// went on cut. The value is the cut unit's last-byte arrival time (monotonic µs), which
+        /// names it among the units passed on.
+        public var cutUnitLastByteMicros: UInt64?
+    }
+    private var lastIdleFlushedUnitEnd: UInt64 = 0
+    private var outcome = PushOutcome()
 
     private var pending: [UInt8] = []
     private var inUnit = false          // a start code has been seen and `pending` belongs to a unit
@@ -59,8 +66,12 @@ public struct AnnexBScanner {
     ///   - chunk: the bytes, in order; any length, including 0.
     ///   - arrivalMicros: monotonic arrival time of the chunk, µs.
     ///   - emit: called with each NAL unit completed by this chunk, in stream order.
-    public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, emit: (NALUnit) -> Void) {
-        guard !chunk.isEmpty else { return }
+    /// - Returns: whether these bytes showed that an idle flush had cut a unit.
+    @discardableResult
+    public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, emit: (NALUnit) -> Void) -> PushOutcome {
+        outcome = PushOutcome()
+        defer { outcome = PushOutcome() }
+        guard !chunk.isEmpty else { return outcome }
         let bytes = chunk.bindMemory(to: UInt8.self)
         var segmentStart = 0
         var i = 0
@@ -89,10 +100,12 @@ public struct AnnexBScanner {
             i += 1
         }
         append(bytes, segmentStart, n, arrivalMicros)
+        return outcome
     }
 
     /// Convenience for arrays and other contiguous byte collections.
-    public mutating func push(_ chunk: [UInt8], arrivalMicros: UInt64, emit: (NALUnit) -> Void) {
+    @discardableResult
+    public mutating func push(_ chunk: [UInt8], arrivalMicros: UInt64, emit: (NALUnit) -> Void) -> PushOutcome {
         chunk.withUnsafeBytes { push($0, arrivalMicros: arrivalMicros, emit: emit) }
     }
 
@@ -104,7 +117,10 @@ public struct AnnexBScanner {
     ///   - atMicros: monotonic time of the flush, µs (unused for timing the unit: its last byte is kept).
     ///   - reason: idle gap or end of stream.
     ///   - emit: called with the unit, if one was pending.
-    public mutating func flush(atMicros: UInt64, reason: FlushReason, emit: (NALUnit) -> Void) {
+    /// - Returns: true when an idle flush ended a unit that may still continue (the next bytes
+    ///   tell: a start code proves the flush clean, anything else reports a cut).
+    @discardableResult
+    public mutating func flush(atMicros: UInt64, reason: FlushReason, emit: (NALUnit) -> Void) -> Bool {
         let hadUnit = inUnit && !pending.isEmpty
         // Trailing zeros may be the beginning of the next start code: keep counting them,
         // but they never belong to this unit (§7.4.1: a NAL unit does not end in 0x00).
@@ -116,10 +132,12 @@ public struct AnnexBScanner {
             afterIdleFlush = true
             lastIdleFlushedUnitEnd = lastByteMicros
         }
+        let closedIdle = hadUnit && reason == .idle && !pending.isEmpty
         finishUnit(emit: emit)
         inUnit = false
         skipping = false
         if reason == .endOfStream { zeroRun = 0 }
+        return closedIdle
     }
 
     // MARK: - private
@@ -133,6 +151,7 @@ public struct AnnexBScanner {
             let content = endsWithStartCode ? from..<(to - 1) : from..<to
             if afterIdleFlush && bytes[content].contains(where: { $0 != 0 }) {
                 counters.prematureIdleFlushes += 1
+                outcome.cutUnitLastByteMicros = lastIdleFlushedUnitEnd
                 afterIdleFlush = false
             }
             pendingJunk += (to - from)

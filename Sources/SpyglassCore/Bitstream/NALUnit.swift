@@ -9,6 +9,9 @@ public struct NALUnit: Sendable {
     public var lastByteMicros: UInt64
     /// True when bytes were lost inside this NAL unit (truncated datagram, cut at an idle gap, size cap).
     public var damaged: Bool
+    /// The parsed header, set once the codec is known (``parsed(as:)``); later stages read it
+    /// instead of parsing the bytes again. nil before that, or when the header is invalid.
+    public private(set) var header: NALUnitHeader?
 
     /// - Parameters:
     ///   - bytes: NAL unit bytes, header first, no start code.
@@ -20,5 +23,16 @@ public struct NALUnit: Sendable {
         self.firstByteMicros = firstByteMicros
         self.lastByteMicros = lastByteMicros
         self.damaged = damaged
+    }
+
+    /// This unit with its header parsed for `codec` (ITU-T H.264 §7.3.1, H.265 §7.3.1.2).
+    /// Parses only when not already parsed for that codec.
+    /// - Returns: the unit with ``header`` set, or nil when the header is invalid.
+    public func parsed(as codec: VideoCodec) -> NALUnit? {
+        if let h = header, h.codec == codec { return self }
+        guard let h = NALUnitHeader(codec: codec, bytes: bytes) else { return nil }
+        var u = self
+        u.header = h
+        return u
     }
 }

@@ -86,8 +86,8 @@ public struct FrameTiming: Sendable, Codable {
     /// Optical capture: the wall-clock µs read from a ``TimeCode`` in the picture itself
     /// (a camera filming `--clock`); 0 when none was read.
     public var opticalWallMicros: UInt64 = 0
-    /// How the access unit was known complete (``AccessUnit/Completion`` raw value).
-    public var completion: String = ""
+    /// The rule that completed the access unit (nil when unknown).
+    public var completion: AccessUnit.Completion?
 
     public init() {}
 

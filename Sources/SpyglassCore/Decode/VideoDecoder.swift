@@ -7,7 +7,7 @@ import CFFmpeg
 ///   to their access unit's timing.
 /// - Empty input is never sent: libavcodec reads an empty packet as end of stream.
 /// - Bad data is counted (``Counters/decodeErrors``) and decoding goes on.
-public final class VideoDecoder {
+public final class VideoDecoder: VideoDecoding {
     /// What the decoder counted.
     public struct Counters: Equatable, Sendable, Codable {
         /// Packets libavcodec refused (`avcodec_send_packet` < 0) or frames it failed on.
@@ -130,7 +130,7 @@ public final class VideoDecoder {
         timing.lastByteMicros = au.lastByteMicros
         timing.completeMicros = au.completeMicros
         timing.captureWallMicros = au.captureWallMicros ?? 0
-        timing.completion = au.completion.rawValue
+        timing.completion = au.completion
         timing.decodeStartMicros = MonotonicClock.nowMicros()
         pending[au.index] = (timing, au.damaged)
         if pending.count > 64 {  // frames the decoder never returned (errors): forget the oldest
@@ -174,7 +174,7 @@ public final class VideoDecoder {
         entry.0.decodeStartMicros = now
         entry.0.lastByteMicros = unit.lastByteMicros
         entry.0.completeMicros = unit.lastByteMicros
-        entry.0.completion = "nal"
+        entry.0.completion = .perNALUnit
         if let captureWallMicros { entry.0.captureWallMicros = captureWallMicros }
         if unit.damaged { entry.1 = true; noteDamage() }
         pending[accessUnitIndex] = entry
@@ -219,9 +219,6 @@ public final class VideoDecoder {
         receive(ctx, emit: emit)
         avcodec_flush_buffers(ctx)
     }
-
-    /// Pictures libavcodec may hold back for reordering (`has_b_frames`).
-    public var reorderDelay: Int { Int(context?.pointee.has_b_frames ?? 0) }
 
     private func receive(_ ctx: UnsafeMutablePointer<AVCodecContext>, emit: (DecodedFrame) -> Void) {
         while true {

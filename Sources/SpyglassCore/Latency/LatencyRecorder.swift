@@ -20,7 +20,7 @@ public struct LatencySample: Sendable {
     /// Built from damaged input, or concealed by libavcodec.
     public var damaged: Bool
     /// The rule that ended its access unit (`marker`, `idle`, `next-au`, …).
-    public var completion: String
+    public var completion: AccessUnit.Completion?
     /// Its monotonic stage stamps, µs.
     public var timing: FrameTiming
     /// Capture time on the monotonic clock, µs (0 when the stream carries no stamp).
@@ -117,7 +117,7 @@ public final class LatencyRecorder: @unchecked Sendable {
         if jsonLines {
             func j(_ v: Double?) -> String { v.map { String(format: "%.3f", $0) } ?? "null" }
             return "{\"frame\":\(s.frame),\"au\":\(s.accessUnit),\"dropped\":\(s.dropped),\"damaged\":\(s.damaged),"
-                + "\"completion\":\"\(s.completion)\",\"capture_wall_us\":\(t.captureWallMicros),\"capture_us\":\(s.captureMicros),"
+                + "\"completion\":\"\(s.completion?.rawValue ?? "")\",\"capture_wall_us\":\(t.captureWallMicros),\"capture_us\":\(s.captureMicros),"
                 + "\"first_byte_us\":\(t.firstByteMicros),\"last_byte_us\":\(t.lastByteMicros),\"complete_us\":\(t.completeMicros),"
                 + "\"decode_start_us\":\(t.decodeStartMicros),\"decode_end_us\":\(t.decodeEndMicros),"
                 + "\"render_start_us\":\(t.renderStartMicros),\"presented_us\":\(t.presentedMicros),"
@@ -126,7 +126,7 @@ public final class LatencyRecorder: @unchecked Sendable {
                 + "\"receiver_added_ms\":\(j(s.receiverAddedMillis)),\"glass_to_glass_ms\":\(j(s.glassToGlassMillis)),"
                 + "\"optical_ms\":\(j(s.opticalMillis))}\n"
         }
-        return "\(s.frame),\(s.accessUnit),\(s.dropped ? 1 : 0),\(s.damaged ? 1 : 0),\(s.completion),\(t.captureWallMicros),\(s.captureMicros),"
+        return "\(s.frame),\(s.accessUnit),\(s.dropped ? 1 : 0),\(s.damaged ? 1 : 0),\(s.completion?.rawValue ?? ""),\(t.captureWallMicros),\(s.captureMicros),"
             + "\(t.firstByteMicros),\(t.lastByteMicros),\(t.completeMicros),\(t.decodeStartMicros),\(t.decodeEndMicros),"
             + "\(t.renderStartMicros),\(t.presentedMicros),\(f(s.senderNetworkMillis)),\(f(s.assemblyMillis)),"
             + "\(f(s.decodeMillis)),\(f(s.queueMillis)),\(f(s.renderMillis)),\(f(s.receiverAddedMillis)),\(f(s.glassToGlassMillis)),"

@@ -1,58 +1,45 @@
-import Foundation
+import Synchronization
 
-/// The hand-off from the decode thread to the display: one slot, newest frame wins.
+/// The hand-off from a feed's thread to the display: one slot, newest frame wins.
 ///
 /// A live receiver must never queue pictures behind the one it could show now: when a new
-/// frame arrives before the display took the last one, the older one is dropped and counted
-/// (``dropped``). The display takes at most one frame per wake-up.
-public final class FrameSlot: @unchecked Sendable {
-    private var frame: DecodedFrame?
-    private var closed = false
-    private var _dropped = 0
-    private let condition = NSCondition()
+/// frame arrives before the display took the last one, the older one is returned to the caller,
+/// which counts and logs it as dropped. The display takes at most one frame per wake-up.
+public final class FrameSlot: Sendable {
+    private struct State {
+        var frame: DecodedFrame?
+        var closed = false
+    }
+    private let state = Mutex(State())
 
     public init() {}
 
-    /// Frames replaced before the display took them.
-    public var dropped: Int { condition.lock(); defer { condition.unlock() }; return _dropped }
-
-    /// Puts a frame in the slot, dropping (and counting) one not yet taken.
-    /// - Returns: the frame that was dropped, if any (so its drop can be logged).
+    /// Puts a frame in the slot, replacing one not yet taken.
+    /// - Returns: the frame that was replaced, if any (so its drop can be counted and logged).
     @discardableResult
     public func put(_ f: DecodedFrame) -> DecodedFrame? {
-        condition.lock()
-        let old = frame
-        frame = f
-        if old != nil { _dropped += 1 }
-        condition.signal()
-        condition.unlock()
-        return old
+        state.withLock { s in
+            let old = s.frame
+            s.frame = f
+            return old
+        }
     }
 
     /// Takes the frame, if any, without waiting.
     public func take() -> DecodedFrame? {
-        condition.lock(); defer { condition.unlock() }
-        let f = frame
-        frame = nil
-        return f
-    }
-
-    /// Waits up to `timeoutMicros` for a frame (or ``close()``).
-    public func wait(timeoutMicros: Int) -> DecodedFrame? {
-        condition.lock(); defer { condition.unlock() }
-        if frame == nil && !closed {
-            _ = condition.wait(until: Date(timeIntervalSinceNow: Double(timeoutMicros) / 1e6))
+        state.withLock { s in
+            let f = s.frame
+            s.frame = nil
+            return f
         }
-        let f = frame
-        frame = nil
-        return f
     }
 
-    /// Marks the end of input; waiters return.
-    public func close() {
-        condition.lock(); closed = true; condition.broadcast(); condition.unlock()
-    }
+    /// True when a frame waits to be taken.
+    public var hasFrame: Bool { state.withLock { $0.frame != nil } }
+
+    /// Marks the end of input.
+    public func close() { state.withLock { $0.closed = true } }
 
     /// True after ``close()``.
-    public var isClosed: Bool { condition.lock(); defer { condition.unlock() }; return closed }
+    public var isClosed: Bool { state.withLock { $0.closed } }
 }

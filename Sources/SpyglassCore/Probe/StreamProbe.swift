@@ -71,7 +71,7 @@ public struct StreamProbe {
         var recovery = false
         var cra = false
         for u in au.units {
-            guard let h = NALUnitHeader(codec: au.codec, bytes: u.bytes) else { continue }
+            guard let h = u.header ?? NALUnitHeader(codec: au.codec, bytes: u.bytes) else { continue }
             if h.isVCL {
                 slices += 1
                 if au.codec == .h264, let s = store.sliceInfo(header: h, unit: u.bytes).h264, s.sliceType % 5 == 1 { report.bFrames = true }
@@ -115,7 +115,7 @@ public struct StreamProbe {
     /// Adds what the rest of the pipeline counted, and finishes the figures.
     /// - Parameter captureSpanSeconds: for a packet capture, the time its datagrams span by their
     ///   own time stamps (the file is read at once, so arrival times say nothing).
-    public mutating func finish(summary s: ReceiverSummary, live: Bool, datagramSizes: [Int],
+    public mutating func finish(summary s: FeedSummary, live: Bool, datagramSizes: [Int],
                                 parameterSets: ParameterSetStore? = nil, captureSpanSeconds: Double? = nil) {
         // Parameter sets without any picture still say what the stream would be.
         if report.codec == nil, let store = parameterSets, let f = store.latestFormat {

@@ -58,10 +58,7 @@ public final class Recorder {
     @discardableResult
     public func record(_ au: AccessUnit, parameterSets: [[UInt8]], wallMicros: UInt64) -> Bool {
         guard error == nil else { return false }
-        let recovery = au.units.contains { u in
-            guard let h = NALUnitHeader(codec: au.codec, bytes: u.bytes), h.kind == .sei else { return false }
-            return RandomAccessGate.hasRecoveryPoint(u.bytes, codec: au.codec)
-        }
+        let recovery = au.recoveryFrameCount != nil
         let startsClean = au.isRandomAccessPoint || recovery
         if stream >= 0 && startsClean && needsRotation(au) { closeFiles() }
         if stream < 0 {

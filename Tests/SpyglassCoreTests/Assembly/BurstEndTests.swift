@@ -129,7 +129,7 @@ final class BurstEndTests: XCTestCase {
             wrongUnflagged += 1
             // A busy machine may delay the sender by more than the idle time between two NAL
             // units, and an idle flush then splits a picture; a burst end never may.
-            XCTAssertNotEqual(r.timings[i].completion, AccessUnit.Completion.burstEnd.rawValue,
+            XCTAssertNotEqual(r.timings[i].completion, AccessUnit.Completion.burstEnd,
                               "frame \(i): a burst end closed a picture before its last slice")
         }
         // The first part of a split picture goes out before the split is known; every such
@@ -173,13 +173,13 @@ final class BurstEndTests: XCTestCase {
             let reference = Set(expected.map(\.md5))
             var wrongUnflagged = 0
             for (i, hash) in r.hashes.enumerated() where !reference.contains(hash.md5) {
-                XCTAssertNotEqual(r.timings[i].completion, AccessUnit.Completion.burstEnd.rawValue,
+                XCTAssertNotEqual(r.timings[i].completion, AccessUnit.Completion.burstEnd,
                                   "\(name) frame \(i): a burst end closed a picture early")
                 if !r.damaged[i] { wrongUnflagged += 1 }
             }
             XCTAssertLessThanOrEqual(wrongUnflagged, r.summary.picturesSplit + r.summary.prematureIdleFlushes, name)
             XCTAssertEqual(r.hashes.count, expected.count, name)
-            burstEndsSeen += r.timings.filter { $0.completion == AccessUnit.Completion.burstEnd.rawValue }.count
+            burstEndsSeen += r.timings.filter { $0.completion == AccessUnit.Completion.burstEnd }.count
         }
         XCTAssertGreaterThan(burstEndsSeen, 0, "the burst-end rule fired")
     }

@@ -53,7 +53,7 @@ final class RTPIngestTests: XCTestCase {
         for i in 0..<(r.timings.count - 1) {
             XCTAssertLessThan(r.timings[i].presentedMicros, r.timings[i + 1].firstByteMicros, "frame \(i) waited for the next")
         }
-        XCTAssertEqual(Set(r.timings.map(\.completion)), ["marker"])
+        XCTAssertEqual(Set(r.timings.map(\.completion)), [.markerBit])
     }
 
     func testSTAPAAndAggregationPacketsAndSequenceWrap() throws {

@@ -22,10 +22,12 @@ final class RecorderTests: XCTestCase {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(getpid())").path
         let recorder = Recorder(path: base)
         let source = try UDPSource(host: "127.0.0.1", port: 0)
-        let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 1_000))
-        h.receiver.accessUnitObserver = { au, store in recorder.record(au, parameterSets: store.allUnits, wallMicros: 0) }
+        let port = source.boundPort
+        var observers = FeedObservers()
+        observers.accessUnit = { au, store in recorder.record(au, parameterSets: store.allUnits, wallMicros: 0) }
+        let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 1_000), observers: observers)
         h.start()
-        for au in aus { Sender.udp(port: source.boundPort, datagrams: Sender.randomCuts(au, sizes: 1200...1200, seed: 1)); usleep(5_000) }
+        for au in aus { Sender.udp(port: port, datagrams: Sender.randomCuts(au, sizes: 1200...1200, seed: 1)); usleep(5_000) }
         let live = h.finish()
         recorder.close()
         XCTAssertEqual(live.hashes, expected)

@@ -1,65 +1,58 @@
 import Foundation
 import XCTest
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 @testable import SpyglassCore
 
-/// Runs the real receive path in-process (real sockets, real libavcodec, headless sink) and
-/// collects what came out.
-final class Harness: @unchecked Sendable {
+/// Runs the real receive path in-process (a ``Pipeline``: real sockets, real libavcodec,
+/// headless sink) and collects what came out.
+final class Harness: Sendable {
     struct Result {
         var hashes: [Fixtures.FrameHash] = []
         var sizes: [String] = []
         var timings: [FrameTiming] = []
         var presentedAccessUnits: [Int] = []
         var damaged: [Bool] = []
-        var summary = ReceiverSummary()
+        var summary = FeedSummary()
     }
 
-    let receiver: Receiver
-    private let lock = NSLock()
-    private var result = Result()
-    private var thread: Thread?
-    private let done = DispatchSemaphore(value: 0)
-    private(set) var error: Error?
-
-    init(source: ByteSource, options: ReceiverOptions) {
-        VideoDecoder.setLibraryLogging(verbose: false)
-        receiver = Receiver(source: source, options: options)
-    }
-
-    /// Starts the receiver on its own thread; frames go to a headless sink that stamps "presented".
-    func start() {
-        let t = Thread { [self] in
-            do {
-                try receiver.run { frame in
-                    frame.timing.presentedMicros = MonotonicClock.nowMicros()
-                    let (size, md5) = FrameMD5Writer.hash(frame)
-                    self.lock.lock()
-                    self.result.hashes.append(.init(size: size, md5: md5))
-                    self.result.sizes.append("\(frame.width)x\(frame.height)")
-                    self.result.timings.append(frame.timing)
-                    self.result.presentedAccessUnits.append(frame.accessUnitIndex)
-                    self.result.damaged.append(frame.damaged)
-                    self.lock.unlock()
-                }
-            } catch {
-                self.lock.lock(); self.error = error; self.lock.unlock()
+    /// The end of the chain: stamps "presented" and keeps what the tests compare.
+    final class CollectSink: FrameSink, Sendable {
+        let result = Mutex(Result())
+        func consume(_ frame: DecodedFrame) {
+            frame.timing.presentedMicros = MonotonicClock.nowMicros()
+            let (size, md5) = FrameMD5Writer.hash(frame)
+            result.withLock { r in
+                r.hashes.append(.init(size: size, md5: md5))
+                r.sizes.append("\(frame.width)x\(frame.height)")
+                r.timings.append(frame.timing)
+                r.presentedAccessUnits.append(frame.accessUnitIndex)
+                r.damaged.append(frame.damaged)
             }
-            self.done.signal()
         }
-        t.stackSize = 4 << 20
-        thread = t
-        t.start()
     }
 
-    /// Waits for the receiver to end (frame limit, timeout, end of input). Returns what it saw.
+    let pipeline: Pipeline
+    private let collected = CollectSink()
+
+    init(source: sending ByteSource, options: ReceiverOptions, observers: sending FeedObservers = FeedObservers()) {
+        VideoDecoder.setLibraryLogging(verbose: false)
+        pipeline = Pipeline(id: 1, source: source, options: options, sink: collected, observers: observers)
+    }
+
+    /// The error that ended the run, if any.
+    var error: String? { pipeline.error }
+
+    /// Starts the pipeline on its own thread.
+    func start() { pipeline.start() }
+
+    /// Waits for the pipeline to end (frame limit, timeout, end of input). Returns what it saw.
     func finish() -> Result {
-        done.wait()
-        lock.lock(); defer { lock.unlock() }
-        var r = result
-        r.summary = receiver.summary
+        pipeline.join()
+        var r = collected.result.withLock { $0 }
+        r.summary = pipeline.summary
         return r
     }
 

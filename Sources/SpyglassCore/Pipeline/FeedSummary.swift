@@ -1,5 +1,5 @@
 /// Everything a run counted, for the summary line and `--summary FILE` (JSON).
-public struct ReceiverSummary: Codable, Sendable {
+public struct FeedSummary: Codable, Sendable {
     /// The source as named on the command line.
     public var source = ""
     /// Codec in use ("H.264", "H.265"), once known.
@@ -85,12 +85,45 @@ public struct ReceiverSummary: Codable, Sendable {
     public var disallowed = 0
     /// Units or access units skipped while waiting for a random access point after a join.
     public var skippedBeforeRandomAccess = 0
-    /// Median time from an access unit's last byte to decode end, ms (nil with no frames).
+    /// Median time libavcodec took per picture, ms (nil with no frames), from the decode histogram.
     public var decodeMillisP50: Double?
     /// Length of the run, s.
     public var durationSeconds = 0.0
 
     public init() {}
+
+    /// The summary of a feed from its registry.
+    /// - Parameters:
+    ///   - source: the source's label.
+    ///   - datagramSource: counts are datagrams (UDP), not reads.
+    ///   - snapshot: the feed's metrics.
+    ///   - durationSeconds: how long the feed has run, s.
+    public init(source: String, datagramSource: Bool, snapshot m: MetricsRegistry.Snapshot, durationSeconds: Double) {
+        self.source = source
+        isDatagramSource = datagramSource
+        codec = m.codec
+        format = m.format
+        parameterSetChanges = m.parameterSetChanges
+        rtp = m.transport == "rtp"
+        datagrams = m[.datagrams]; bytes = m[.bytes]; emptyDatagrams = m[.emptyDatagrams]
+        truncatedDatagrams = m[.truncatedDatagrams]; connections = m[.connections]; disallowed = m[.disallowed]
+        junkBytes = m[.junkBytes]; zeroLengthNALUnits = m[.zeroLengthNALUnits]; oversizeNALUnits = m[.oversizeNALUnits]
+        idleFlushes = m[.idleFlushes]; prematureIdleFlushes = m[.cutNALUnits]; picturesSplit = m[.picturesSplit]
+        rtpPackets = m[.rtpPackets]; notRTP = m[.notRTP]; datagramsLost = m[.packetsLost]
+        datagramsReordered = m[.packetsReordered]; datagramsDuplicated = m[.packetsDuplicated]
+        damagedNALUnits = m[.damagedNALUnits]; malformedPayloads = m[.malformedPayloads]
+        nalUnits = m[.nalUnits]; accessUnits = m[.accessUnits]; invalidNALUnits = m[.invalidNALUnits]
+        oversizeAccessUnits = m[.oversizeAccessUnits]; unitsWithoutPicture = m[.unitsWithoutPicture]
+        refusedAccessUnits = m[.refusedAccessUnits]; invalidParameterSets = m[.invalidParameterSets]
+        refusedPictureSize = m[.refusedPictureSize]
+        damagedAccessUnits = m[.damagedAccessUnits]; framesWithDamagedReferences = m[.framesOnDamagedReferences]
+        skippedBeforeRandomAccess = m[.skippedBeforeJoin]
+        framesDecoded = m[.framesDecoded]; decodeErrors = m[.decodeErrors]; concealedFrames = m[.concealedFrames]
+        framesDisplayed = m[.framesShown]; framesDropped = m[.framesDropped]
+        resets = m[.resets]; disconnects = m[.disconnects]
+        decodeMillisP50 = m.stages[.decode]?.quantileMicros(0.5).map { $0 / 1000 }
+        self.durationSeconds = durationSeconds
+    }
 
     /// The one-line human summary printed to stderr on exit.
     public var line: String {

@@ -1,0 +1,158 @@
+/// NAL units in, access units out: chooses the codec (from `--codec`, the SDP, RTP or the NAL
+/// headers), holds units until it is known, follows a sender that switches codec, and runs the
+/// ``AccessUnitAssembler`` (picture boundaries from the slice headers, H.264 §7.4.1.2.4 and
+/// H.265 §7.4.2.4.4).
+///
+/// A pure value: every decision comes out as an ``Event``.
+public struct AccessUnitStage {
+    /// What the stage decided or produced.
+    public enum Event {
+        /// A complete access unit, with the parameter sets in force when it completed.
+        case accessUnit(AccessUnit, ParameterSetStore)
+        /// The codec is known (`detected`: from the NAL headers, not from an option).
+        case codecChosen(VideoCodec, detected: Bool)
+        /// A parameter set of the other codec arrived: the sender switched. The last access
+        /// unit of the old codec was emitted before this event.
+        case codecChanged(from: VideoCodec, to: VideoCodec)
+        /// A flush closed a picture between two of its slices (the fragment went on damaged).
+        case pictureSplit
+        /// An SPS changed under the same id (one line, for the log).
+        case parameterSetChange(String)
+    }
+
+    private let forcedCodec: VideoCodec?
+    private let sdp: SessionDescription?
+    private let maxAccessUnitBytes: Int
+    private let maxPictureWidth: Int
+    private let maxPictureHeight: Int
+    private var detector = CodecDetector()
+    private var held: [NALUnit] = []
+    private var assembler: AccessUnitAssembler?
+    private var reportedChanges = 0
+    private var retired: [Metric: Int] = [:]
+    /// Units held while the codec is unknown, at most.
+    public static let maxHeldUnits = 256
+
+    /// - Parameter options: `--codec`, `--sdp`, `--max-au-mb`, `--max-size`.
+    public init(options: ReceiverOptions) {
+        forcedCodec = options.codec
+        sdp = options.sdp
+        maxAccessUnitBytes = options.maxAccessUnitBytes
+        maxPictureWidth = options.maxPictureWidth
+        maxPictureHeight = options.maxPictureHeight
+    }
+
+    /// The codec in use, once known.
+    public var codec: VideoCodec? { assembler?.codec }
+    /// Parameter sets seen so far for the codec in use.
+    public var parameterSets: ParameterSetStore? { assembler?.parameterSets }
+    /// Index the access unit in progress will get.
+    public var nextIndex: Int { assembler?.nextIndex ?? 0 }
+
+    /// Takes one NAL unit.
+    /// - Parameters:
+    ///   - unit: from the depacketizer.
+    ///   - codecHint: the codec the depacketizer knows (RTP), if any.
+    ///   - emit: receives the events, in order.
+    public mutating func push(_ unit: NALUnit, codecHint: VideoCodec?, emit: (Event) -> Void) {
+        if assembler == nil {
+            guard let codec = forcedCodec ?? codecHint ?? sdp?.codec ?? detector.observe(unit.bytes) else {
+                held.append(unit)
+                if held.count > Self.maxHeldUnits { held.removeFirst(held.count - Self.maxHeldUnits) }
+                return
+            }
+            start(codec, detected: forcedCodec == nil, emit: emit)
+        }
+        if forcedCodec == nil, let other = CodecDetector.decisive(unit.bytes), other != assembler!.codec {
+            switchCodec(to: other, emit: emit)
+        }
+        assemble(unit, emit: emit)
+    }
+
+    /// The depacketizer says the access unit in progress is complete.
+    /// - Parameters:
+    ///   - rule: what ended it (marker bit, idle gap, burst end, end of stream).
+    ///   - atMicros: monotonic time the end became known, µs.
+    ///   - minimumSlices: with a burst end, close only a picture with at least this many slices.
+    public mutating func end(by rule: AccessUnit.Completion, atMicros: UInt64, minimumSlices: Int?, emit: (Event) -> Void) {
+        if rule == .endOfStream { decideCodecIfUndecided(emit: emit) }
+        guard assembler != nil else { return }
+        if let minimumSlices, assembler!.pendingSlices < minimumSlices { return }
+        if let au = assembler!.flush(atMicros: atMicros, reason: rule) { emit(.accessUnit(au, assembler!.parameterSets)) }
+    }
+
+    /// Bytes were lost inside the access unit in progress.
+    public mutating func markDamaged() { assembler?.markDamaged() }
+
+    /// A NAL unit went on cut. Marks the access unit in progress damaged when it holds that unit.
+    /// - Returns: false when the cut unit's access unit has already gone out (to be counted there).
+    public mutating func noteCut(unitLastByteMicros: UInt64) -> Bool {
+        guard assembler?.pendingHasUnit(endingAt: unitLastByteMicros) == true else { return false }
+        assembler!.markDamaged()
+        return true
+    }
+
+    /// Drops the access unit in progress (a sender restart). Parameter sets are kept.
+    public mutating func discardPending() { assembler?.discardPending() }
+
+    /// What assembly counted, for the run (monotonic across codec switches).
+    public var counts: [Metric: Int] {
+        var c = retired
+        if let a = assembler {
+            let k = a.counters
+            for (m, v) in [(Metric.nalUnits, k.nalUnits), (.accessUnits, k.accessUnits), (.invalidNALUnits, k.invalidUnits),
+                           (.oversizeAccessUnits, k.oversizeAccessUnits), (.unitsWithoutPicture, k.unitsWithoutPicture),
+                           (.refusedAccessUnits, k.refusedAccessUnits), (.picturesSplit, k.picturesSplit),
+                           (.invalidParameterSets, a.parameterSets.invalidParameterSets),
+                           (.refusedPictureSize, a.parameterSets.oversizePictures)] {
+                c[m, default: 0] += v
+            }
+        }
+        return c
+    }
+
+    // MARK: - private
+
+    private mutating func start(_ codec: VideoCodec, detected: Bool, emit: (Event) -> Void) {
+        var asm = AccessUnitAssembler(codec: codec, maxAccessUnitBytes: maxAccessUnitBytes,
+                                      maxPictureWidth: maxPictureWidth, maxPictureHeight: maxPictureHeight)
+        // Parameter sets from an SDP come first, as if in-band.
+        for ps in sdp?.parameterSets ?? [] { _ = asm.push(NALUnit(bytes: ps)) }
+        assembler = asm
+        reportedChanges = 0
+        emit(.codecChosen(codec, detected: detected))
+        let replay = held
+        held.removeAll()
+        for u in replay { assemble(u, emit: emit) }
+    }
+
+    private mutating func switchCodec(to codec: VideoCodec, emit: (Event) -> Void) {
+        let old = assembler!.codec
+        // Finish the old stream's last picture, keep its counts, then start clean.
+        if let au = assembler!.flush(atMicros: MonotonicClock.nowMicros(), reason: .endOfStream) { emit(.accessUnit(au, assembler!.parameterSets)) }
+        retired = counts
+        assembler = nil
+        emit(.codecChanged(from: old, to: codec))
+        start(codec, detected: true, emit: emit)
+    }
+
+    private mutating func decideCodecIfUndecided(emit: (Event) -> Void) {
+        guard assembler == nil, !held.isEmpty else { return }
+        var d = CodecDetector(maxUnits: 0)
+        var codec: VideoCodec = .h264
+        for u in held { if let c = d.observe(u.bytes) { codec = c; break } }
+        start(codec, detected: true, emit: emit)
+    }
+
+    private mutating func assemble(_ unit: NALUnit, emit: (Event) -> Void) {
+        var split = false
+        let au = assembler!.push(unit) { split = true }
+        if split { emit(.pictureSplit) }
+        let changes = assembler!.parameterSets.changes
+        if changes.count > reportedChanges {
+            for line in changes[reportedChanges...] { emit(.parameterSetChange(line)) }
+            reportedChanges = changes.count
+        }
+        if let au { emit(.accessUnit(au, assembler!.parameterSets)) }
+    }
+}

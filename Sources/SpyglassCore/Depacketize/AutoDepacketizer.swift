@@ -1,0 +1,44 @@
+/// Chooses the ingest format from the first chunk (``DepacketizerRegistry``) and then passes
+/// everything to it. Until the first chunk it has nothing to say.
+public struct AutoDepacketizer: Depacketizer {
+    private var inner: (any Depacketizer)?
+    private let options: ReceiverOptions
+    private let datagrams: Bool
+    private let idleFlushMicros: Int
+
+    /// - Parameters:
+    ///   - options: `--rtp`/`--raw`, codec, SDP, caps.
+    ///   - datagrams: the source delivers datagrams (only then can RTP be detected).
+    ///   - idleFlushMicros: the Annex B idle-flush time for this source, µs (0 for files).
+    public init(options: ReceiverOptions, datagrams: Bool, idleFlushMicros: Int) {
+        self.options = options
+        self.datagrams = datagrams
+        self.idleFlushMicros = idleFlushMicros
+    }
+
+    public var name: String { inner?.name ?? "auto" }
+    public var codec: VideoCodec? { inner?.codec }
+
+    public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool,
+                              emit: (DepacketizerEvent) -> Void) {
+        if inner == nil {
+            let head = Array(chunk.bindMemory(to: UInt8.self).prefix(64))[...]
+            let format = DepacketizerRegistry.choose(head: head, datagrams: datagrams, options: options)
+            inner = format.make(options, datagrams, idleFlushMicros)
+            if format.name == "rtp" {
+                emit(.note("RTP\(options.transport == .auto ? " (detected: version 2, dynamic payload type)" : "")"))
+            }
+        }
+        inner!.push(chunk, arrivalMicros: arrivalMicros, truncated: truncated, emit: emit)
+    }
+
+    public func pollTimeoutMicros(default pollMicros: Int) -> Int { inner?.pollTimeoutMicros(default: pollMicros) ?? pollMicros }
+    public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) { inner?.tick(nowMicros: nowMicros, emit: emit) }
+    public mutating func finish(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
+        if inner == nil { emit(.accessUnitEnd(.endOfStream, atMicros: nowMicros)); return }
+        inner!.finish(nowMicros: nowMicros, emit: emit)
+    }
+    public mutating func noteAccessUnit(slices: Int) { inner?.noteAccessUnit(slices: slices) }
+    public mutating func notePictureSplit() { inner?.notePictureSplit() }
+    public var counts: [Metric: Int] { inner?.counts ?? [:] }
+}

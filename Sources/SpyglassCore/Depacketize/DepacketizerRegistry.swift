@@ -1,0 +1,32 @@
+/// The ingest formats Spyglass knows, and how one is chosen from the first chunk.
+///
+/// A new format (MPEG-TS, an RTSP session's interleaved RTP) registers here: a name, a test on
+/// the first bytes of a datagram source, and a factory.
+public enum DepacketizerRegistry {
+    /// One ingest format.
+    public struct Format: Sendable {
+        /// The name used in logs (and by `--rtp`/`--raw`).
+        public let name: String
+        /// True when the first chunk of a datagram source looks like this format.
+        public let matches: @Sendable (_ head: ArraySlice<UInt8>, _ options: ReceiverOptions) -> Bool
+        /// Builds the depacketizer.
+        public let make: @Sendable (_ options: ReceiverOptions, _ datagrams: Bool, _ idleFlushMicros: Int) -> any Depacketizer
+    }
+
+    /// Formats tried in order on the first datagram; the last one (raw Annex B) takes anything.
+    public static let formats: [Format] = [
+        Format(name: "rtp",
+               matches: { head, o in o.transport == .rtp || (o.transport == .auto && RTPPacket.looksLikeRTP(head)) },
+               make: { o, _, _ in RTPStreamDepacketizer(options: o) }),
+        Format(name: "annex-b",
+               matches: { _, _ in true },
+               make: { o, datagrams, idle in AnnexBDepacketizer(maxUnitBytes: o.maxAccessUnitBytes, datagrams: datagrams, idleFlushMicros: idle) }),
+    ]
+
+    /// The format for a source's first chunk. Byte streams (TCP, files, pipes) are always Annex B.
+    public static func choose(head: ArraySlice<UInt8>, datagrams: Bool, options: ReceiverOptions) -> Format {
+        let annexB = formats[formats.count - 1]
+        guard datagrams, options.transport != .raw else { return annexB }
+        return formats.first { $0.matches(head, options) } ?? annexB
+    }
+}

@@ -1,0 +1,197 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The presenter: one feed in one window, on the main thread.
+///
+/// Takes the newest picture from the feed's ``FrameSlot`` when the window is woken, presents it,
+/// stamps and logs it (``PresentationStamps``), and keeps the window honest about the feed:
+/// "Waiting for video" with what has arrived, STALLED with the last picture's age, the `s`
+/// statistics overlay (live from the feed's ``MetricsRegistry``), the replay keys and progress.
+public final class FeedWindow {
+    /// What the presenter needs to know besides the feed.
+    public struct Settings {
+        /// A live source with no new picture for this long is shown as stalled, ms.
+        public var stallMillis = 500.0
+        /// Redraw every 8 ms so the `--clock` strip stays current for a camera.
+        public var clock = false
+        /// Fit the window to the first picture (no `--window-size` given).
+        public var fitToVideo = true
+        /// The source is live (stall detection applies).
+        public var live = true
+        public init() {}
+    }
+
+    private let display: SDLDisplay
+    private let pipeline: Pipeline
+    private let slot: FrameSlot
+    private let latency: LatencyRecorder?
+    private let recording: RecordingSource?
+    private let settings: Settings
+    private var showStats = false
+    /// Called about every 100 ms on the main thread (bench's progress line).
+    public var onTick: (() -> Void)?
+
+    /// - Parameters:
+    ///   - display: the open window.
+    ///   - pipeline: the feed (its label, state and metrics).
+    ///   - slot: where its ``WindowSink`` puts pictures.
+    ///   - latency: the per-frame log, if any.
+    ///   - recording: the recording being replayed, for the replay keys and progress bar.
+    ///   - settings: stall time, clock, fit, live.
+    public init(display: SDLDisplay, pipeline: Pipeline, slot: FrameSlot, latency: LatencyRecorder?,
+                recording: RecordingSource?, settings: Settings) {
+        self.display = display
+        self.pipeline = pipeline
+        self.slot = slot
+        self.latency = latency
+        self.recording = recording
+        self.settings = settings
+    }
+
+    /// The window title for a state.
+    public func title(_ state: String) -> String { "Spyglass — \(pipeline.label) — \(state)" }
+
+    /// Runs until the feed ends and its last picture is shown, or the user quits (then it stops
+    /// the feed).
+    public func run() {
+        var presenter = Presenter()
+        var lastTick = MonotonicClock.nowMicros()
+        let started = lastTick
+        while true {
+            let now = MonotonicClock.nowMicros()
+            if now - lastTick > 100_000 {
+                lastTick = now
+                onTick?()
+                tick(now: now, started: started, presenter: &presenter)
+            }
+            // With --clock the strip must stay current for a camera: redraw every 8 ms.
+            let event = display.waitEvent(timeoutMillis: settings.clock ? 8 : 100)
+            if settings.clock && event == nil { display.redraw() }
+            handle(event)
+            if let frame = slot.take() { present(frame, &presenter) }
+            if slot.isClosed {
+                if let frame = slot.take() { present(frame, &presenter) }
+                break
+            }
+        }
+        display.setTitle(title("ended"))
+    }
+
+    private struct Presenter {
+        var playing = false
+        var lastFormat = ""
+        var lastPresented: UInt64 = 0
+        var stalled = false
+    }
+
+    private func tick(now: UInt64, started: UInt64, presenter p: inout Presenter) {
+        if let rec = recording {
+            let pr = rec.progress
+            let line = String(format: "%@ %6.1f / %.1f s  frame %d / %d  %.2fx", pr.paused ? "⏸" : "▶",
+                              pr.position, pr.duration, pr.frame, pr.frames, pr.speed)
+            display.setProgress(fraction: pr.duration > 0 ? pr.position / pr.duration : 0, text: line)
+            if isatty(2) != 0 { writeStandardError("\r" + line + "   ") }
+            if pr.paused { display.redraw() }
+        }
+        if showStats && !p.stalled {
+            display.setOverlay(Self.statsLines(pipeline.summary))
+            display.redraw()
+        }
+        guard settings.live else { return }
+        let s = pipeline.summary
+        if p.lastPresented == 0 {
+            // Still waiting: say for how long and what has arrived.
+            display.showMessage(["Waiting for video…", "from \(pipeline.label)",
+                                 String(format: "%.0f s, %d datagrams, %d bytes", Double(now - started) / 1e6, s.datagrams, s.bytes)])
+        } else if Double(now - p.lastPresented) / 1000 >= settings.stallMillis {
+            // A frozen picture must not look live.
+            let age = Double(now - p.lastPresented) / 1e6
+            display.setOverlay([String(format: "STALLED: last frame %.1f s ago", age),
+                                pipeline.state == .reconnecting ? "sender disconnected" : "no data from \(pipeline.label)"])
+            display.redraw()
+            if !p.stalled { display.setTitle(title("stalled")); p.stalled = true }
+        }
+    }
+
+    private func handle(_ event: SDLDisplay.Event?) {
+        switch event {
+        case .quit?:
+            pipeline.stop()
+            slot.close()
+        case .toggleFullscreen?:
+            display.toggleFullscreen()
+        case .key(let sym)? where sym == Int32(UnicodeScalar("s").value):
+            showStats.toggle()
+            display.setOverlay(showStats ? Self.statsLines(pipeline.summary) : [])
+            display.redraw()
+        case .key(let sym)?:
+            if let rec = recording { Self.replayKey(sym, rec) }
+        case .redraw?:
+            display.redraw()
+        default:
+            break
+        }
+    }
+
+    private func present(_ frame: DecodedFrame, _ p: inout Presenter) {
+        if !p.playing && settings.fitToVideo {
+            let (sn, sd) = frame.sampleAspectRatio
+            display.fitWindow(width: frame.width * sn / max(1, sd), height: frame.height)
+        }
+        frame.timing.renderStartMicros = MonotonicClock.nowMicros()
+        guard display.present(frame) else {
+            latency?.record(frame, dropped: true)
+            pipeline.metrics.add(.framesDropped)
+            return
+        }
+        frame.timing.presentedMicros = MonotonicClock.nowMicros()
+        p.lastPresented = frame.timing.presentedMicros
+        if p.stalled { display.setOverlay(showStats ? Self.statsLines(pipeline.summary) : []); p.stalled = false; p.playing = false }
+        PresentationStamps.record(frame, metrics: pipeline.metrics, latency: latency)
+        let fmt = "\(pipeline.summary.codec ?? "") \(frame.width)x\(frame.height)"
+        if !p.playing || fmt != p.lastFormat {
+            display.setTitle(title("playing \(fmt)"))
+            p.playing = true
+            p.lastFormat = fmt
+        }
+    }
+
+    /// SDL key codes of the arrow keys (SDLK_LEFT/RIGHT = scancode | 1 << 30).
+    enum Keys {
+        static let left: UInt32 = 0x4000_0050
+        static let right: UInt32 = 0x4000_004F
+    }
+
+    /// Replay keys: space pause, . step, ←/→ seek 5 s, [ ] speed.
+    private static func replayKey(_ sym: Int32, _ rec: RecordingSource) {
+        switch sym {
+        case 32: rec.togglePause()
+        case 46: rec.step()
+        case Int32(bitPattern: Keys.left): rec.seek(by: -5)
+        case Int32(bitPattern: Keys.right): rec.seek(by: 5)
+        case 91: rec.changeSpeed(by: 0.5)
+        case 93: rec.changeSpeed(by: 2)
+        default: break
+        }
+    }
+
+    /// The counters a person watching a link wants on screen (`s` toggles them).
+    public static func statsLines(_ s: FeedSummary) -> [String] {
+        var lines = ["\(s.format ?? s.codec ?? "") · \(s.framesDecoded) decoded, \(s.framesDropped) dropped · decode p50 \(s.decodeMillisP50.map { String(format: "%.1f ms", $0) } ?? "–")"]
+        if s.rtp {
+            lines.append("RTP: \(s.datagramsLost) lost, \(s.datagramsReordered) reordered, \(s.datagramsDuplicated) duplicated")
+        }
+        lines.append("damaged AUs \(s.damagedAccessUnits) · on damaged refs \(s.framesWithDamagedReferences) · concealed \(s.concealedFrames) · decode errors \(s.decodeErrors) · resets \(s.resets)")
+        if s.picturesSplit + s.prematureIdleFlushes > 0 {
+            lines.append("raw stream guesses: \(s.prematureIdleFlushes) NAL units cut, \(s.picturesSplit) pictures split")
+        }
+        var refused: [String] = []
+        if s.disallowed > 0 { refused.append("\(s.disallowed) disallowed") }
+        if s.truncatedDatagrams > 0 { refused.append("\(s.truncatedDatagrams) truncated") }
+        if s.oversizeNALUnits + s.oversizeAccessUnits > 0 { refused.append("\(s.oversizeNALUnits + s.oversizeAccessUnits) oversize") }
+        if s.emptyDatagrams > 0 { refused.append("\(s.emptyDatagrams) empty") }
+        if !refused.isEmpty { lines.append(refused.joined(separator: " · ")) }
+        return lines
+    }
+}

@@ -1,0 +1,312 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The stages of one feed and the loop that drives them, on the feed's thread only.
+///
+/// Each stage speaks in events; this type only routes them: source read → depacketizer events →
+/// access-unit stage events → decode gate verdict → decoder → frame sink.
+final class FeedLoop {
+    let source: ByteSource
+    let sink: any FrameSink
+    private let options: ReceiverOptions
+    private let decoderFactory: DecoderFactory
+    private let observers: FeedObservers
+    private let metrics: MetricsRegistry
+    private let stop: StopFlag
+    private let status: FeedStatus
+
+    private var depacketizer: any Depacketizer
+    private var stage: AccessUnitStage
+    private var gate: DecodeGate
+    private var decoder: (any VideoDecoding)?
+    private var perNAL = false
+    private var threadsChosen = false
+    private var framesDecoded = 0
+    private var lastDataMicros = MonotonicClock.nowMicros()
+    private var events: [DepacketizerEvent] = []
+    private var stageEvents: [AccessUnitStage.Event] = []
+    /// How often a quiet source is polled (stop flag, no-data timeout, metrics), µs.
+    static let pollMicros = 50_000
+
+    init(source: ByteSource, options: ReceiverOptions, sink: any FrameSink, decoderFactory: @escaping DecoderFactory,
+         observers: FeedObservers, metrics: MetricsRegistry, stop: StopFlag, status: FeedStatus) {
+        self.source = source
+        self.options = options
+        self.sink = sink
+        self.decoderFactory = decoderFactory
+        self.observers = observers
+        self.metrics = metrics
+        self.stop = stop
+        self.status = status
+        let paced = !source.isLive && !options.untimed
+        // A pipe is fed live by another program: its idle gaps end pictures too. A file's never do.
+        let idle = source.isLive || Self.isPipe(source) ? options.idleFlushMicros : 0
+        depacketizer = AutoDepacketizer(options: options, datagrams: source.deliversDatagrams, idleFlushMicros: idle)
+        stage = AccessUnitStage(options: options)
+        gate = DecodeGate(joinTimeoutMicros: options.joinTimeoutMicros, pacing: paced ? .paced(fps: options.fps) : .live)
+    }
+
+    /// Runs until the input ends, the frame limit or the no-data timeout, or a stop.
+    /// - Throws: ``SourceError/read(_:)`` when the source cannot go on.
+    func run() throws {
+        var buffer = [UInt8](repeating: 0, count: UDPSource.maxDatagramBytes + 1)
+        var lastPublishMicros: UInt64 = 0
+        defer { publish() }
+        loop: while !stop.isSet && !reachedFrameLimit {
+            let timeout = depacketizer.pollTimeoutMicros(default: Self.pollMicros)
+            let read = try buffer.withUnsafeMutableBytes { try source.read(into: $0, timeoutMicros: timeout) }
+            let now = MonotonicClock.nowMicros()
+            switch read {
+            case .data(let count, let arrival, let truncated):
+                take(buffer, count: count, arrivalMicros: arrival, truncated: truncated)
+            case .emptyDatagram:
+                break
+            case .timeout:
+                depacketizer.tick(nowMicros: now) { events.append($0) }
+                if let t = options.timeoutSeconds, Double(now - lastDataMicros) / 1e6 >= t {
+                    Log.info("no data for \(t) s: stopping")
+                    break loop
+                }
+            case .end:
+                break loop
+            case .disconnected:
+                senderLeft(now)
+            case .connected:
+                restart("\(source.label): new sender connected")
+                lastDataMicros = now
+            }
+            route()
+            if now >= lastPublishMicros + 100_000 { publish(); lastPublishMicros = now }
+        }
+        endOfInput()
+    }
+
+    // MARK: - routing events
+
+    private func take(_ buffer: [UInt8], count: Int, arrivalMicros: UInt64, truncated: Bool) {
+        lastDataMicros = arrivalMicros
+        observers.datagram?(count)
+        if status.state == .waitingForData { status.set(.waitingForPicture) }
+        buffer.withUnsafeBytes { raw in
+            depacketizer.push(UnsafeRawBufferPointer(rebasing: raw[0..<count]), arrivalMicros: arrivalMicros,
+                              truncated: truncated) { events.append($0) }
+        }
+    }
+
+    /// Handles what the depacketizer said, then what the access-unit stage said.
+    private func route() {
+        var i = 0
+        while i < events.count {
+            handle(events[i])
+            i += 1
+        }
+        events.removeAll(keepingCapacity: true)
+    }
+
+    private func handle(_ event: DepacketizerEvent) {
+        switch event {
+        case .unit(let unit):
+            stage.push(unit, codecHint: depacketizer.codec) { stageEvents.append($0) }
+            routeStage()
+            if perNAL { decodePerNAL(unit) }
+        case .accessUnitEnd(let rule, let at, let minimumSlices):
+            stage.end(by: rule, atMicros: at, minimumSlices: minimumSlices) { stageEvents.append($0) }
+            routeStage()
+        case .damage:
+            stage.markDamaged()
+            decoder?.noteDamage()
+        case .cut(let unitEnd, _):
+            // The cut unit's picture, if still in progress, goes on damaged; if it already went
+            // out, the pictures built on it carry the damage.
+            if !stage.noteCut(unitLastByteMicros: unitEnd) { gate.noteDamageAfterTheFact() }
+        case .restart(let reason):
+            restart(reason)
+        case .note(let line):
+            Log.info(line)
+        }
+    }
+
+    private func routeStage() {
+        var i = 0
+        while i < stageEvents.count {
+            let e = stageEvents[i]
+            i += 1
+            switch e {
+            case .accessUnit(let au, let store): accessUnit(au, store)
+            case .codecChosen(let codec, let detected): open(codec, detected: detected)
+            case .codecChanged(let old, let new): codecChanged(from: old, to: new)
+            case .pictureSplit:
+                depacketizer.notePictureSplit()
+                Log.info("a flush split a picture between two slices: short datagrams end access units at once only after more clean ones")
+            case .parameterSetChange(let line):
+                Log.info(line)
+                metrics.noteParameterSetChange(line)
+            }
+        }
+        stageEvents.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: - access units to the decoder
+
+    private func accessUnit(_ au: AccessUnit, _ store: ParameterSetStore) {
+        observers.accessUnit?(au, store)
+        depacketizer.noteAccessUnit(slices: au.sliceCount)
+        guard decoder != nil, !reachedFrameLimit else { return }
+        if perNAL {
+            // Its units were decoded as they came; the frame may already be out.
+            gate.noteDecodedPerNAL(au)
+            if au.damaged { decoder?.noteDamage() }
+            return
+        }
+        let verdict = gate.admit(au, parameterSetsReady: !store.sps.isEmpty && !store.pps.isEmpty,
+                                 streamFrameRate: store.latestFormat?.frameRate, nowMicros: MonotonicClock.nowMicros())
+        for line in gate.takeNotes() { Log.info(line) }
+        switch verdict {
+        case .skip(.waitingForParameterSets(first: true)):
+            Log.info("waiting for parameter sets (SPS/PPS\(au.codec == .h265 ? "/VPS" : "")) before decoding; use --sdp if the sender sends them only once")
+        case .skip:
+            break
+        case .hold(let au, let release):
+            // Sleep in short steps so that a stop (Ctrl-C, q) is never held up by the pace.
+            while !stop.isSet && MonotonicClock.nowMicros() < release {
+                MonotonicClock.sleep(untilMicros: min(release, MonotonicClock.nowMicros() + 50_000))
+            }
+            if !stop.isSet { decode(au, store) }
+        case .decode(let au):
+            decode(au, store)
+        }
+    }
+
+    private func decode(_ au: AccessUnit, _ store: ParameterSetStore) {
+        if !threadsChosen { chooseThreads(au, store) }
+        decoder?.decode(au) { deliver($0) }
+    }
+
+    private func decodePerNAL(_ unit: NALUnit) {
+        guard let decoder, let codec = stage.codec, !reachedFrameLimit, let unit = unit.parsed(as: codec),
+              let header = unit.header else { return }
+        guard gate.admit(unit: unit, nowMicros: MonotonicClock.nowMicros()) else { return }
+        let capture = header.kind == .sei ? SEIFacts(unit: unit.bytes, codec: codec)?.captureWallMicros : nil
+        // The unit belongs to the access unit in progress, whose index is the next one out.
+        decoder.decode(unit: unit, accessUnitIndex: stage.nextIndex, isParameterSet: header.isParameterSet,
+                       captureWallMicros: capture) { deliver($0) }
+    }
+
+    /// Once: pictures of several slices decode on 2 slice threads (bit-exact, no added delay).
+    private func chooseThreads(_ au: AccessUnit, _ store: ParameterSetStore) {
+        threadsChosen = true
+        guard au.sliceCount > 1, options.autoSliceThreads, options.decoderThreads == 1,
+              let d = try? decoderFactory(au.codec, 2, perNAL) else { return }
+        // Nothing decoded yet: the first picture goes to a decoder with slice threads.
+        d.prime(with: store.allUnits)
+        replaceDecoder(with: d)
+        Log.info("\(au.sliceCount) slices per picture: decoding with 2 slice threads")
+    }
+
+    private func deliver(_ frame: DecodedFrame) {
+        framesDecoded += 1
+        metrics.add(.framesDecoded)
+        let t = frame.timing
+        if t.lastByteMicros > 0 && t.decodeEndMicros >= t.decodeStartMicros {
+            metrics.observe(.decode, micros: t.decodeEndMicros - t.decodeStartMicros)
+            if t.decodeStartMicros >= t.lastByteMicros { metrics.observe(.assembly, micros: t.decodeStartMicros - t.lastByteMicros) }
+        }
+        if status.state != .live { status.set(.live) }
+        sink.consume(frame)
+    }
+
+    // MARK: - codec, restarts, end
+
+    private func open(_ codec: VideoCodec, detected: Bool) {
+        Log.info("codec: \(codec.displayName)\(detected ? " (detected from NAL headers)" : "")")
+        let paced = !source.isLive && !options.untimed
+        perNAL = options.decodeMode == .nal && codec == .h264 && !paced
+        do {
+            let d = try decoderFactory(codec, options.decoderThreads, perNAL)
+            if let sets = options.sdp?.parameterSets, !sets.isEmpty { d.prime(with: sets) }
+            replaceDecoder(with: d)
+        } catch {
+            Log.error("\(error)")
+            stop.set()
+        }
+        gate.restart(atMicros: MonotonicClock.nowMicros())
+        threadsChosen = false
+        metrics.setFormat(codec: codec.displayName, format: nil)
+        status.codec(codec.displayName)
+    }
+
+    private func codecChanged(from old: VideoCodec, to new: VideoCodec) {
+        Log.info("codec changed: \(old.displayName) → \(new.displayName)")
+        metrics.add(.resets)
+        metrics.add(.codecChanges)
+        decoder?.drain { deliver($0) }
+    }
+
+    private func replaceDecoder(with d: any VideoDecoding) {
+        publish()
+        metrics.retire(group: "decoder")
+        decoder = d
+    }
+
+    /// A new sender on the same input: start over, keeping parameter sets for the decoder.
+    private func restart(_ reason: String) {
+        metrics.add(.resets)
+        Log.info("\(reason): resetting the decoder")
+        stage.discardPending()
+        try? decoder?.reset(parameterSets: stage.parameterSets?.allUnits ?? [])
+        gate.restart(atMicros: MonotonicClock.nowMicros())
+        status.set(.waitingForPicture)
+    }
+
+    /// The byte stream broke off: what is pending is complete; the next sender starts over.
+    private func senderLeft(_ now: UInt64) {
+        depacketizer.finish(nowMicros: now) { events.append($0) }
+        metrics.add(.disconnects)
+        let listening = (source as? TCPSource)?.listeningPort ?? 0 > 0
+        Log.info("\(source.label): sender disconnected; \(listening ? "waiting for the next one" : "reconnecting")")
+        status.set(.reconnecting)
+    }
+
+    private func endOfInput() {
+        route()
+        let now = MonotonicClock.nowMicros()
+        if reachedFrameLimit {
+            // Decoded already (per NAL) or not needed: close it so that the counts agree.
+            stage.end(by: .endOfStream, atMicros: now, minimumSlices: nil) { stageEvents.append($0) }
+            for case .accessUnit(let au, _) in stageEvents { gate.noteDecodedPerNAL(au) }
+            stageEvents.removeAll()
+        } else if !stop.isSet {
+            depacketizer.finish(nowMicros: now) { events.append($0) }
+            route()
+            decoder?.drain { deliver($0) }
+        }
+        observers.end?(stage.parameterSets)
+    }
+
+    private var reachedFrameLimit: Bool {
+        guard let max = options.maxFrames else { return false }
+        return framesDecoded >= max
+    }
+
+    private func publish() {
+        let s = source.counters
+        metrics.publish(group: "source", [.datagrams: s.datagrams, .bytes: s.bytes, .emptyDatagrams: s.emptyDatagrams,
+                                          .truncatedDatagrams: s.truncatedDatagrams, .connections: s.connections,
+                                          .disallowed: s.disallowed])
+        metrics.publish(group: "depacketizer", depacketizer.counts)
+        metrics.publish(group: "assembly", stage.counts)
+        metrics.publish(group: "gate", gate.counts)
+        if let d = decoder {
+            metrics.publish(group: "decoder", [.decodeErrors: d.counters.decodeErrors, .concealedFrames: d.counters.concealedFrames])
+        }
+        if let f = stage.parameterSets?.latestFormat { metrics.setFormat(codec: nil, format: "\(f.codec.displayName) \(f)") }
+        if depacketizer.name == "rtp" { metrics.setTransport("rtp") }
+    }
+
+    private static func isPipe(_ s: ByteSource) -> Bool {
+        guard s.label == "stdin" else { return false }
+        var st = stat()
+        return fstat(0, &st) == 0 && ((st.st_mode & S_IFMT) == S_IFIFO || (st.st_mode & S_IFMT) == S_IFSOCK)
+    }
+}

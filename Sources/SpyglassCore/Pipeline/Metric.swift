@@ -1,0 +1,45 @@
+/// Every counter a pipeline keeps. Counters only go up, for the whole run of a feed, across codec
+/// switches, decoder swaps and sender restarts (the registry keeps what replaced stages counted).
+///
+/// The raw value is the base of the Prometheus name (`spyglass_<raw>_total`).
+public enum Metric: String, CaseIterable, Sendable, Codable {
+    // Source (UDP datagrams, or reads of a byte stream).
+    case datagrams, bytes, emptyDatagrams = "empty_datagrams", truncatedDatagrams = "truncated_datagrams"
+    case connections, disallowed
+    // Annex B depacketizer.
+    case junkBytes = "junk_bytes", zeroLengthNALUnits = "zero_length_nal_units", oversizeNALUnits = "oversize_nal_units"
+    case idleFlushes = "idle_flushes", cutNALUnits = "cut_nal_units"
+    // RTP depacketizer.
+    case rtpPackets = "rtp_packets", notRTP = "not_rtp", packetsLost = "packets_lost"
+    case packetsReordered = "packets_reordered", packetsDuplicated = "packets_duplicated"
+    case damagedNALUnits = "damaged_nal_units", malformedPayloads = "malformed_payloads"
+    // Access-unit assembly.
+    case nalUnits = "nal_units", accessUnits = "access_units", invalidNALUnits = "invalid_nal_units"
+    case oversizeAccessUnits = "oversize_access_units", unitsWithoutPicture = "units_without_picture"
+    case refusedAccessUnits = "refused_access_units", invalidParameterSets = "invalid_parameter_sets"
+    case refusedPictureSize = "refused_picture_size", picturesSplit = "pictures_split"
+    // Decode gate and decoder.
+    case damagedAccessUnits = "damaged_access_units", framesOnDamagedReferences = "frames_on_damaged_references"
+    case skippedBeforeJoin = "skipped_before_join", framesDecoded = "frames_decoded"
+    case decodeErrors = "decode_errors", concealedFrames = "concealed_frames"
+    // Presentation.
+    case framesShown = "frames_shown", framesDropped = "frames_dropped"
+    // Feed life.
+    case resets, disconnects, codecChanges = "codec_changes"
+}
+
+/// Stages whose time each frame spends is kept as a histogram (per pipeline).
+public enum Stage: String, CaseIterable, Sendable, Codable {
+    /// Last byte in → access unit complete and past the decode gate (decode start).
+    case assembly
+    /// libavcodec's decode call(s).
+    case decode
+    /// Decoded → render start (waiting for the display).
+    case queue
+    /// Render start → presented.
+    case render
+    /// Last byte in → presented: everything the receiver adds.
+    case receiverAdded = "receiver_added"
+    /// Capture (sender's stamp) → presented.
+    case glassToGlass = "glass_to_glass"
+}

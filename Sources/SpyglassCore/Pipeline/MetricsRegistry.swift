@@ -1,0 +1,102 @@
+import Synchronization
+
+/// One feed's counters, stage histograms and gauges, safe to read from any thread.
+///
+/// The pipeline's stages write to it; the summary line, the `s` overlay, `--summary` JSON and
+/// (later) `/metrics` all read the same numbers from ``snapshot()``.
+///
+/// Counters never go backwards. A stage that keeps its own running totals publishes them under
+/// a group name with ``publish(group:_:)``; when the stage is replaced (a codec switch, a decoder
+/// swap) ``retire(group:)`` folds what it counted into the base, so the new stage counts on top.
+/// Events (a cut, a reset, a frame shown) are added directly with ``add(_:_:)``.
+public final class MetricsRegistry: Sendable {
+    /// A copy of everything, taken at one instant.
+    public struct Snapshot: Sendable {
+        /// Counter totals.
+        public var counters: [Metric: Int] = [:]
+        /// Stage histograms, µs.
+        public var stages: [Stage: Histogram] = [:]
+        /// Free-form facts: codec, format, parameter-set changes.
+        public var codec: String?
+        public var format: String?
+        /// The ingest format in use ("rtp", "annex-b"), once known.
+        public var transport: String?
+        public var parameterSetChanges: [String] = []
+        /// Counter value (0 when never counted).
+        public subscript(_ m: Metric) -> Int { counters[m] ?? 0 }
+    }
+
+    private struct State {
+        var added: [Metric: Int] = [:]
+        var retired: [Metric: Int] = [:]
+        var live: [String: [Metric: Int]] = [:]
+        var stages: [Stage: Histogram] = [:]
+        var codec: String?
+        var format: String?
+        var transport: String?
+        var changes: [String] = []
+    }
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Adds `n` to a counter (an event happened `n` times).
+    public func add(_ m: Metric, _ n: Int = 1) {
+        guard n > 0 else { return }
+        state.withLock { $0.added[m, default: 0] += n }
+    }
+
+    /// Sets the running totals of a stage that counts for itself (each value only grows while
+    /// the stage lives).
+    public func publish(group: String, _ counts: [Metric: Int]) {
+        state.withLock { $0.live[group] = counts }
+    }
+
+    /// The stage publishing under `group` is being replaced: what it counted stays in the totals.
+    public func retire(group: String) {
+        state.withLock { s in
+            guard let last = s.live.removeValue(forKey: group) else { return }
+            for (m, v) in last { s.retired[m, default: 0] += v }
+        }
+    }
+
+    /// Records a stage time, µs.
+    public func observe(_ stage: Stage, micros: UInt64) {
+        state.withLock { $0.stages[stage, default: Histogram()].record(micros) }
+    }
+
+    /// Sets the codec and stream format shown in the summary and overlay.
+    public func setFormat(codec: String?, format: String?) {
+        state.withLock { s in
+            if let codec { s.codec = codec }
+            if let format { s.format = format }
+        }
+    }
+
+    /// Sets the ingest format in use ("rtp", "annex-b").
+    public func setTransport(_ name: String) {
+        state.withLock { $0.transport = name }
+    }
+
+    /// Adds a parameter-set change line (an SPS changed under the same id).
+    public func noteParameterSetChange(_ line: String) {
+        state.withLock { $0.changes.append(line) }
+    }
+
+    /// Everything, at one instant.
+    public func snapshot() -> Snapshot {
+        state.withLock { s in
+            var out = Snapshot()
+            var totals = s.retired
+            for (m, v) in s.added { totals[m, default: 0] += v }
+            for group in s.live.values { for (m, v) in group { totals[m, default: 0] += v } }
+            out.counters = totals
+            out.stages = s.stages
+            out.codec = s.codec
+            out.format = s.format
+            out.transport = s.transport
+            out.parameterSetChanges = s.changes
+            return out
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// Writes each picture's size and MD5 as `ffmpeg -f framemd5` does (``FrameMD5Writer``).
+public final class FrameMD5Tap: FrameTap {
+    /// The writer (its `writeFailed` is checked at exit).
+    public let writer: FrameMD5Writer
+    /// - Parameter writer: an opened framemd5 file.
+    public init(writer: FrameMD5Writer) { self.writer = writer }
+    public func observe(_ frame: DecodedFrame) { writer.write(frame) }
+    public func finish() { writer.close() }
+}
+
+/// `--clock`: reads the time code a camera filmed from our own clock strip, at the bottom of the
+/// picture, into `opticalWallMicros` (true camera-to-screen latency on one clock).
+public final class OpticalTimeCodeTap: FrameTap {
+    public init() {}
+    public func observe(_ frame: DecodedFrame) {
+        let y = frame.height - TimeCode.stripHeight(width: frame.width)
+        frame.timing.opticalWallMicros = frame.readTimeCode(y: y) ?? 0
+    }
+    public func finish() {}
+}
+
+/// Replay: hides the pictures decoded only as references before a seek target, and gives each
+/// shown picture its recorded arrival and capture times (``RecordingSource``).
+public final class ReplayTimeline: FrameSink {
+    private let recording: RecordingSource
+    private let next: any FrameSink
+
+    /// - Parameters:
+    ///   - recording: the source being replayed.
+    ///   - next: the stage after.
+    public init(recording: RecordingSource, next: any FrameSink) {
+        self.recording = recording
+        self.next = next
+    }
+
+    public func consume(_ frame: DecodedFrame) {
+        if let (entry, hidden) = recording.entry(forAccessUnit: frame.accessUnitIndex) {
+            if hidden { return }
+            frame.replayEntry = entry
+        }
+        next.consume(frame)
+    }
+
+    public func finish() { next.finish() }
+}

@@ -1,0 +1,34 @@
+/// Hands pictures to a window on the main thread through a ``FrameSlot`` (newest wins) and wakes
+/// it. A picture replaced before the window took it is counted and logged as dropped.
+public final class WindowSink: FrameSink {
+    /// The slot the window takes pictures from.
+    public let slot: FrameSlot
+    private let wake: @Sendable () -> Void
+    private let metrics: MetricsRegistry
+    private let latency: LatencyRecorder?
+
+    /// - Parameters:
+    ///   - slot: the hand-off to the window.
+    ///   - metrics: counts replaced pictures as ``Metric/framesDropped``.
+    ///   - latency: logs replaced pictures as dropped.
+    ///   - wake: wakes the window (its own wake-up, callable from any thread).
+    public init(slot: FrameSlot, metrics: MetricsRegistry, latency: LatencyRecorder?, wake: @escaping @Sendable () -> Void) {
+        self.slot = slot
+        self.metrics = metrics
+        self.latency = latency
+        self.wake = wake
+    }
+
+    public func consume(_ frame: DecodedFrame) {
+        if let old = slot.put(frame) {
+            latency?.record(old, dropped: true)
+            metrics.add(.framesDropped)
+        }
+        wake()
+    }
+
+    public func finish() {
+        slot.close()
+        wake()
+    }
+}

@@ -1,4 +1,4 @@
-// swift-tools-version:5.9
+// swift-tools-version:6.0
 // Spyglass: a low-latency H.264/H.265 stream receiver for Linux.
 // Pipeline: source → depacketizer → access-unit assembler → decoder → presenter → display.
 import PackageDescription

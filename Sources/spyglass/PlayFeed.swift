@@ -7,6 +7,9 @@ import Glibc
 
 /// One feed of `play`: its pipeline, the sink chain in front of the window or headless end, and
 /// the files it writes.
+///
+/// The framemd5 file and the flight recorder belong to the feed's thread: it closes them when
+/// the feed ends and leaves what went wrong in ``report`` for the summary.
 final class PlayFeed {
     let n: Int
     let url: SourceURL
@@ -17,65 +20,67 @@ final class PlayFeed {
     let slot: FrameSlot?
     /// The window to wake when a picture is ready (set while the window runs).
     let wakeTarget = WakeTarget()
+    /// Errors and notes from the feed's outputs, written by the feed's thread as it ends.
+    let report = OutputReport()
     var snapshotFailed = false
-    private let md5: FrameMD5Writer?
-    private let flight: Recorder?
     private let recordUnwritable: Bool
     private let paths: (md5: String?, latency: String?, summary: String?)
 
     /// Opens the feed's outputs and builds its pipeline (not started).
     /// - Throws: ``SourceError/open(_:)`` when an output file cannot be written.
-    init(n: Int, url: SourceURL, source: ByteSource, options: PlayOptions, windowed: Bool) throws {
+    init(n: Int, url: SourceURL, source: sending ByteSource, options: PlayOptions, windowed: Bool) throws {
         self.n = n
         self.url = url
         paths = (OutputPaths.expand(options.framemd5Path, feed: n), OutputPaths.expand(options.latencyLogPath, feed: n),
                  OutputPaths.expand(options.summaryPath, feed: n))
-        md5 = try paths.md5.map { try FrameMD5Writer(path: $0) }
+        let md5 = try paths.md5.map { try FrameMD5Writer(path: $0) }
         for path in [paths.summary, windowed ? options.snapshotPath : nil].compactMap({ $0 }) { try OutputFile(path: path).close() }
-        latency = try LatencyRecorder(logPath: paths.latency)
+        let latency = try LatencyRecorder(logPath: paths.latency)
+        self.latency = latency
         recording = source as? RecordingSource
-        var unwritable = false
-        var flight: Recorder?
-        if let path = OutputPaths.expand(options.recordPath, feed: n) {
-            // Say at once when the recording cannot be written; viewing goes on without it.
-            let dir = (path as NSString).deletingLastPathComponent
-            if access(dir.isEmpty ? "." : dir, W_OK) != 0 {
-                Log.error("--record \(path): folder '\(dir.isEmpty ? "." : dir)' is not writable (\(String(cString: strerror(errno)))); playing without recording")
-                unwritable = true
-            } else {
-                flight = Recorder(path: path, splitBytes: options.recordSplitBytes, splitMicros: options.recordSplitMicros)
-            }
-        }
-        self.flight = flight
+        let (flight, unwritable) = Self.flightRecorder(OutputPaths.expand(options.recordPath, feed: n), options)
         recordUnwritable = unwritable
-        let end: (MetricsRegistry) -> any FrameSink
         let slot = windowed ? FrameSlot() : nil
         self.slot = slot
-        let wake = wakeTarget
+        let report = self.report
         var observers = FeedObservers()
-        if let r = flight {
+        if let flight {
             observers.accessUnit = { au, store in
                 // The wall-clock time of the access unit's last byte: replay maps recorded times with it.
                 let now = MonotonicClock.nowMicros()
                 let wall = MonotonicClock.wallMicros() - (now > au.lastByteMicros ? now - au.lastByteMicros : 0)
-                r.record(au, parameterSets: store.allUnits, wallMicros: wall)
+                flight.record(au, parameterSets: store.allUnits, wallMicros: wall)
             }
-        }
-        let latency = self.latency
-        if let slot {
-            end = { WindowSink(slot: slot, metrics: $0, latency: latency, wake: { wake.wake() }) }
-        } else {
-            end = { HeadlessSink(metrics: $0, latency: latency) }
+            observers.end = { _ in
+                flight.close()
+                if flight.error != nil { report.fail(nil) } else {
+                    report.note("recorded \(flight.accessUnits) access units, \(flight.bytes) bytes to \(flight.files.joined(separator: ", "))")
+                }
+            }
         }
         let metrics = MetricsRegistry()
         var taps: [any FrameTap] = []
-        if let md5 { taps.append(FrameMD5Tap(writer: md5)) }
+        if let md5 { taps.append(FrameMD5Tap(writer: md5, onFailure: { report.fail($0) })) }
         if options.clock { taps.append(OpticalTimeCodeTap()) }
-        var chain: any FrameSink = DamageFilter(showDamaged: options.showDamaged, metrics: metrics, latency: latency,
-                                                next: end(metrics))
+        let wake = wakeTarget
+        let end: any FrameSink = slot.map { WindowSink(slot: $0, metrics: metrics, latency: latency, wake: { wake.wake() }) }
+            ?? HeadlessSink(metrics: metrics, latency: latency)
+        var chain: any FrameSink = DamageFilter(showDamaged: options.showDamaged, metrics: metrics, latency: latency, next: end)
         if !taps.isEmpty { chain = FrameTee(taps: taps, next: chain) }
         if let recording { chain = ReplayTimeline(recording: recording, next: chain) }
         pipeline = Pipeline(id: n, source: source, options: options.receiver, metrics: metrics, sink: chain, observers: observers)
+    }
+
+    /// `--record`: a flight recorder, or nil with a one-line error when its folder is not writable
+    /// (viewing goes on without it; the exit status says so).
+    private static func flightRecorder(_ path: String?, _ options: PlayOptions) -> (Recorder?, unwritable: Bool) {
+        guard let path else { return (nil, false) }
+        let dir = (path as NSString).deletingLastPathComponent
+        guard access(dir.isEmpty ? "." : dir, W_OK) == 0 else {
+            Log.error("--record \(path): folder '\(dir.isEmpty ? "." : dir)' is not writable (\(String(cString: strerror(errno)))); playing without recording")
+            return (nil, true)
+        }
+        return (Recorder(path: path, splitBytes: options.recordSplitBytes, splitMicros: options.recordSplitMicros), false)
     }
 
     /// No window after all: take the pictures from the slot as a headless sink would.
@@ -99,13 +104,8 @@ final class PlayFeed {
             pipeline.metrics.add(.framesDropped)
         }
         latency?.close()
-        var status: Int32 = snapshotFailed || recordUnwritable ? 1 : 0
-        if let rec = flight {
-            rec.close()
-            if rec.error != nil { status = 1 } else {
-                Log.info("recorded \(rec.accessUnits) access units, \(rec.bytes) bytes to \(rec.files.joined(separator: ", "))")
-            }
-        }
+        var status: Int32 = snapshotFailed || recordUnwritable || report.failed ? 1 : 0
+        for line in report.notes { Log.info(line) }
         let summary = pipeline.summary
         writeStandardError(summary.line + "\n")
         if let path = paths.summary {
@@ -115,10 +115,6 @@ final class PlayFeed {
         }
         if let r = latency, r.writeFailed {
             Log.error("\(paths.latency ?? ""): write failed: \(r.writeError ?? "")")
-            status = 1
-        }
-        if let md5, md5.writeFailed {
-            Log.error("\(paths.md5 ?? ""): write failed (disk full?)")
             status = 1
         }
         if let error = pipeline.error { Log.error(error); return 1 }
@@ -155,7 +151,23 @@ final class PlayFeed {
 
 /// The window a feed wakes when a picture is ready; none while no window runs.
 final class WakeTarget: Sendable {
-    private let display = Mutex<SDLDisplay?>(nil)
-    func set(_ d: SDLDisplay?) { display.withLock { $0 = d } }
-    func wake() { SDLDisplay.wake() }
+    private let target = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Sets (or clears) what wakes the window.
+    func set(_ wake: (@Sendable () -> Void)?) { target.withLock { $0 = wake } }
+    /// Wakes the window, if one runs.
+    func wake() { target.withLock { $0 }?() }
+}
+
+/// What a feed's outputs say when they close (written on the feed's thread, read after it ended).
+final class OutputReport: Sendable {
+    private let state = Mutex<(failed: Bool, notes: [String])>((false, []))
+    /// An output failed; `line` (if any) is logged as an error at once.
+    func fail(_ line: String?) {
+        if let line { Log.error(line) }
+        state.withLock { $0.failed = true }
+    }
+    /// A line for the log at the end.
+    func note(_ line: String) { state.withLock { $0.notes.append(line) } }
+    var failed: Bool { state.withLock { $0.failed } }
+    var notes: [String] { state.withLock { $0.notes } }
 }

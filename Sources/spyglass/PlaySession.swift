@@ -22,7 +22,7 @@ final class PlaySession {
 
     /// Runs to the end; returns the process exit status.
     /// - Parameter openedSource: a source already opened (bench, replay), for a single feed.
-    func run(openedSource: ByteSource? = nil) -> Int32 {
+    func run(openedSource: sending ByteSource? = nil) -> Int32 {
         Log.setQuiet(options.quiet)
         VideoDecoder.setLibraryLogging(verbose: options.verbose)
         if urls.count > 1 && options.display == .sdl {
@@ -34,10 +34,14 @@ final class PlaySession {
         }
         do {
             try OutputPaths.check(options, feeds: urls.count)
-            for (i, url) in urls.enumerated() {
-                let source = try (i == 0 ? openedSource : nil) ?? openSource(url, options: options.receiver)
-                feeds.append(try PlayFeed(n: i + 1, url: url, source: source, options: options,
-                                          windowed: options.display == .sdl && DisplayCheck.available()))
+            let windowed = options.display == .sdl && DisplayCheck.available()
+            if let openedSource, let url = urls.first {
+                feeds.append(try PlayFeed(n: 1, url: url, source: openedSource, options: options, windowed: windowed))
+            } else {
+                for (i, url) in urls.enumerated() {
+                    let source = try openSource(url, options: options.receiver)
+                    feeds.append(try PlayFeed(n: i + 1, url: url, source: source, options: options, windowed: windowed))
+                }
             }
         } catch {
             Log.error("\(error)")
@@ -78,7 +82,7 @@ final class PlaySession {
         let window = FeedWindow(display: display, pipeline: feed.pipeline, slot: feed.slot!, latency: feed.latency,
                                 recording: feed.recording, settings: settings)
         window.onTick = onTick
-        feed.wakeTarget.set(display)
+        feed.wakeTarget.set({ SDLDisplay.wake() })
         window.run()
         feed.wakeTarget.set(nil)
         if let path = options.snapshotPath { feed.snapshotFailed = !Snapshot.write(display, path: path) }

@@ -1,5 +1,6 @@
 import Foundation
 import SpyglassCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -60,11 +61,11 @@ func runProbe(_ argv: [String]) throws -> Int32 {
     if url.isLive { options.timeoutSeconds = duration }
     // The probe's state lives on this thread: the feed runs here (runHere), so the observers
     // are called on it too.
-    let state = ProbeState()
+    let gathered = ProbeState()
     var observers = FeedObservers()
-    observers.accessUnit = { au, store in state.probe.observe(au, store: store) }
-    observers.datagram = { n in if state.sizes.count < 1_000_000 { state.sizes.append(n) } }
-    observers.end = { store in state.parameterSets = store }
+    observers.accessUnit = { au, store in gathered.state.withLock { $0.probe.observe(au, store: store) } }
+    observers.datagram = { n in gathered.state.withLock { if $0.sizes.count < 1_000_000 { $0.sizes.append(n) } } }
+    observers.end = { store in gathered.state.withLock { $0.parameterSets = store } }
     let label = source.label
     let pcapSpan = (source as? PcapSource).flatMap { pcap -> Double? in
         guard let a = pcap.schedule.first?.time, let b = pcap.schedule.last?.time, b > a else { return nil }
@@ -79,6 +80,7 @@ func runProbe(_ argv: [String]) throws -> Int32 {
     }
     pipeline.runHere()
     if let error = pipeline.error { Log.error(error); return 1 }
+    let state = gathered.state.withLock { $0 }
     var probe = state.probe
     probe.finish(summary: pipeline.summary, live: url.isLive || packetCapture, datagramSizes: state.sizes,
                  parameterSets: state.parameterSets, captureSpanSeconds: pcapSpan)
@@ -93,9 +95,12 @@ func runProbe(_ argv: [String]) throws -> Int32 {
     return probe.report.accessUnits > 0 ? 0 : 1
 }
 
-/// What `probe` gathers from its feed (used on the calling thread only).
-final class ProbeState {
-    var probe = StreamProbe()
-    var sizes: [Int] = []
-    var parameterSets: ParameterSetStore?
+/// What `probe` gathers from its feed's thread.
+final class ProbeState: Sendable {
+    struct Gathered {
+        var probe = StreamProbe()
+        var sizes: [Int] = []
+        var parameterSets: ParameterSetStore?
+    }
+    let state = Mutex(Gathered())
 }

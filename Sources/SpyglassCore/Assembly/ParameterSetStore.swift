@@ -3,7 +3,7 @@
 /// Kept so that (1) slice headers can be read for picture boundaries (H.264 §7.4.1.2.4),
 /// (2) a decoder that is (re)opened mid-stream can be primed when a later IDR comes without
 /// its parameter sets, and (3) a change of SPS under the same id is noticed and logged.
-public struct ParameterSetStore {
+public struct ParameterSetStore: Sendable {
     public let codec: VideoCodec
     let maxWidth: Int
     let maxHeight: Int

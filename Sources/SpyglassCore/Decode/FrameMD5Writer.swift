@@ -14,8 +14,12 @@ public final class FrameMD5Writer {
     /// True once a write failed (full disk, closed descriptor).
     public var writeFailed: Bool { file.failed }
 
+    /// Where it writes.
+    public let path: String
+
     /// Creates or truncates `path`. Throws when the file cannot be created.
     public init(path: String) throws {
+        self.path = path
         file = try OutputFile(path: path)
     }
 

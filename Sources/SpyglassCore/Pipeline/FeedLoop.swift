@@ -52,7 +52,10 @@ final class FeedLoop {
     func run() throws {
         var buffer = [UInt8](repeating: 0, count: UDPSource.maxDatagramBytes + 1)
         var lastPublishMicros: UInt64 = 0
-        defer { publish() }
+        defer {
+            publish()
+            observers.end?(stage.parameterSets)
+        }
         loop: while !stop.isSet && !reachedFrameLimit {
             let timeout = depacketizer.pollTimeoutMicros(default: Self.pollMicros)
             let read = try buffer.withUnsafeMutableBytes { try source.read(into: $0, timeoutMicros: timeout) }
@@ -281,7 +284,6 @@ final class FeedLoop {
             route()
             decoder?.drain { deliver($0) }
         }
-        observers.end?(stage.parameterSets)
     }
 
     private var reachedFrameLimit: Bool {

@@ -39,7 +39,7 @@ public final class Pipeline: Sendable {
     ///   - onEvent: state and codec changes, called on the pipeline's thread.
     public init(id: Int, source: sending ByteSource, options: ReceiverOptions, metrics: MetricsRegistry = MetricsRegistry(),
                 sink: sending any FrameSink,
-                decoderFactory: @escaping DecoderFactory = { try VideoDecoder(codec: $0, threads: $1, perNAL: $2) },
+                decoderFactory: sending @escaping DecoderFactory = { try VideoDecoder(codec: $0, threads: $1, perNAL: $2) },
                 observers: sending FeedObservers = FeedObservers(),
                 onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) {
         self.id = id

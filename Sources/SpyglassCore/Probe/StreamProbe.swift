@@ -3,7 +3,7 @@ import Foundation
 /// What a stream holds: codec, format, GOP structure, slices, B-frames, SEI, bitrate.
 /// Fed with every access unit the assembler completes (``observe(_:)``); `spyglass probe`
 /// prints ``report`` as text or JSON.
-public struct StreamProbe {
+public struct StreamProbe: Sendable {
     /// The findings, as `spyglass probe --json` writes them.
     public struct Report: Codable, Sendable {
         public var codec: String?

@@ -2,34 +2,44 @@
 import Glibc
 #endif
 import Foundation
+import Synchronization
 
 /// Replays a recording as it arrived: each access unit is delivered at its recorded arrival
 /// time (relative to the first one played), divided by `speed`. Behaves as a live source, so the
 /// same pipeline (idle flush, no pacing) handles it.
-public final class RecordingSource: ByteSource {
+///
+/// The window's thread controls it (pause, step, seek, speed) while the feed's thread reads it:
+/// all its changing state sits in one `Mutex`, and no read sleeps while holding it.
+public final class RecordingSource: ByteSource, Sendable {
     public let label: String
     public let isLive = true
-    public private(set) var counters = SourceCounters()
     public let index: RecordingIndex
-    private var fd: Int32
-    private let speed: Double
+    private let fd: Int32
+    private let closed = Atomic<Bool>(false)
     private let loop: Bool
-    private var range: Range<Int>
-    private var position: Int
-    private var chunkOffset = 0
-    private var current: [UInt8] = []
-    private var startMicros: UInt64 = 0
-    private var firstRecordedMicros: UInt64 = 0
-    private var lastRecordedMicros: UInt64 = 0
     /// Longest pause between two recorded access units that replay keeps, seconds.
     public static let maxGapSeconds = 10.0
-    private let control = NSLock()
-    private var paused = false
-    private var stepRequested = false
-    private var seekTarget: Double?
-    private var speedNow: Double
-    private var delivered: [(entry: Int, hidden: Bool)] = []
-    private var hideBeforeMicros: UInt64?
+
+    private struct State {
+        var counters = SourceCounters()
+        var range: Range<Int>
+        var position: Int
+        var chunkOffset = 0
+        var current: [UInt8] = []
+        var startMicros: UInt64 = 0
+        var firstRecordedMicros: UInt64 = 0
+        var lastRecordedMicros: UInt64 = 0
+        var paused = false
+        var stepRequested = false
+        var seekTarget: Double?
+        var speedNow: Double
+        var delivered: [(entry: Int, hidden: Bool)] = []
+        var hideBeforeMicros: UInt64?
+        var chunkLeft: Bool { !current.isEmpty && chunkOffset < current.count }
+    }
+    private let state: Mutex<State>
+
+    public var counters: SourceCounters { state.withLock { $0.counters } }
 
     /// - Parameters:
     ///   - streamPath: the `.h264`/`.h265` file; its `.idx` must exist.
@@ -42,12 +52,11 @@ public final class RecordingSource: ByteSource {
             throw SourceError.open("\(streamPath): no recording index (\(streamPath).idx)")
         }
         guard !idx.entries.isEmpty else { throw SourceError.open("\(streamPath): the recording holds no complete access unit") }
-        fd = open(streamPath, O_RDONLY | O_CLOEXEC)
+        let fd = open(streamPath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SourceError.open("\(streamPath): \(errnoText())") }
+        self.fd = fd
         index = idx
         label = streamPath
-        self.speed = untimed ? 0 : max(0.25, min(4, speed))
-        self.speedNow = self.speed
         self.loop = loop
         let t0 = idx.entries[0].firstByteMicros
         var lo = 0, hi = idx.entries.count
@@ -60,9 +69,9 @@ public final class RecordingSource: ByteSource {
             let end = t0 + UInt64(max(0, to) * 1e6)
             hi = max(lo + 1, idx.entries.firstIndex { $0.firstByteMicros > end } ?? idx.entries.count)
         }
-        range = lo..<hi
-        position = lo
-        if let from = fromSeconds { hideBeforeMicros = t0 + UInt64(max(0, from) * 1e6) }
+        var st = State(range: lo..<hi, position: lo, speedNow: untimed ? 0 : max(0.25, min(4, speed)))
+        if let from = fromSeconds { st.hideBeforeMicros = t0 + UInt64(max(0, from) * 1e6) }
+        state = Mutex(st)
     }
 
     deinit { close() }
@@ -76,103 +85,125 @@ public final class RecordingSource: ByteSource {
     /// The recording entry the receiver's access unit `index` came from (one access unit per entry,
     /// in delivery order), and whether it only leads up to a seek target (decode, do not show).
     public func entry(forAccessUnit index: Int) -> (entry: RecordingIndex.Entry, hidden: Bool)? {
-        control.lock(); defer { control.unlock() }
-        guard index >= 0, index < delivered.count else { return nil }
-        let d = delivered[index]
+        guard let d = state.withLock({ s in index >= 0 && index < s.delivered.count ? s.delivered[index] : nil }) else { return nil }
         return (self.index.entries[d.entry], d.hidden)
     }
 
     // MARK: - control (from the window's thread)
 
     /// Pauses or resumes delivery.
-    public func togglePause() { control.lock(); paused.toggle(); startMicros = 0; control.unlock() }
+    public func togglePause() { state.withLock { $0.paused.toggle(); $0.startMicros = 0 } }
     /// While paused: deliver one more access unit.
-    public func step() { control.lock(); stepRequested = true; control.unlock() }
+    public func step() { state.withLock { $0.stepRequested = true } }
     /// Jumps by `seconds` (from the keyframe or recovery point at or before the target).
-    public func seek(by seconds: Double) { control.lock(); seekTarget = (seekTarget ?? positionSeconds) + seconds; control.unlock() }
+    public func seek(by seconds: Double) {
+        state.withLock { $0.seekTarget = ($0.seekTarget ?? self.seconds(at: $0.position)) + seconds }
+    }
     /// Multiplies the speed (kept within 0.25…4).
     public func changeSpeed(by factor: Double) {
-        control.lock(); if speedNow > 0 { speedNow = max(0.25, min(4, speedNow * factor)); startMicros = 0 }; control.unlock()
+        state.withLock { s in if s.speedNow > 0 { s.speedNow = max(0.25, min(4, s.speedNow * factor)); s.startMicros = 0 } }
     }
     /// Where playback is, seconds from the start of the recording.
-    public var positionSeconds: Double {
+    public var positionSeconds: Double { seconds(at: state.withLock { $0.position }) }
+
+    private func seconds(at position: Int) -> Double {
         let i = min(max(position - 1, 0), index.entries.count - 1)
         return Double(index.entries[i].firstByteMicros - index.entries[0].firstByteMicros) / 1e6
     }
     /// Playback state for a progress line: (position s, duration s, access unit, total, speed, paused).
     public var progress: (position: Double, duration: Double, frame: Int, frames: Int, speed: Double, paused: Bool) {
-        control.lock(); defer { control.unlock() }
-        return (positionSeconds, durationSeconds, position, index.entries.count, speedNow, paused)
+        let (position, speed, paused) = state.withLock { ($0.position, $0.speedNow, $0.paused) }
+        return (seconds(at: position), durationSeconds, position, index.entries.count, speed, paused)
+    }
+
+    /// What the next read does, decided under the lock.
+    private enum Plan {
+        case hold, end, copy
+        /// Deliver entry `entry` once monotonic `dueMicros` has come (nil: at once).
+        case entry(Int, dueMicros: UInt64?)
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {
-        control.lock()
-        if let target = seekTarget {
-            seekTarget = nil
-            let t0 = index.entries[0].firstByteMicros
-            let want = t0 + UInt64(max(0, target) * 1e6)
-            let starts = index.entries.indices.filter { (index.entries[$0].keyframe || index.entries[$0].recoveryPoint) && index.entries[$0].firstByteMicros <= want }
-            position = max(range.lowerBound, min(starts.last ?? range.lowerBound, range.upperBound - 1))
-            hideBeforeMicros = want
-            current = []
-            chunkOffset = 0
-            startMicros = 0
-            lastRecordedMicros = 0
-        }
-        let holding = paused && !stepRequested && (current.isEmpty || chunkOffset >= current.count)
-        if paused && stepRequested && (current.isEmpty || chunkOffset >= current.count) { stepRequested = false; startMicros = 0 }
-        let speed = paused ? 0 : speedNow
-        control.unlock()
-        if holding {
+        switch state.withLock({ plan(&$0) }) {
+        case .hold:
             usleep(UInt32(min(timeoutMicros, 20_000)))
             return .timeout
-        }
-        if current.isEmpty || chunkOffset >= current.count {
-            if position >= range.upperBound {
-                guard loop else { return .end }
-                position = range.lowerBound
-                startMicros = 0
+        case .end:
+            return .end
+        case .copy:
+            break
+        case .entry(let i, let due):
+            if let due, due > MonotonicClock.nowMicros() {
+                MonotonicClock.sleep(untilMicros: min(due, MonotonicClock.nowMicros() + UInt64(timeoutMicros)))
+                if MonotonicClock.nowMicros() < due { return .timeout }
             }
-            let e = index.entries[position]
-            if startMicros == 0 { startMicros = MonotonicClock.nowMicros(); firstRecordedMicros = e.firstByteMicros }
-            if e.firstByteMicros < firstRecordedMicros { startMicros = MonotonicClock.nowMicros(); firstRecordedMicros = e.firstByteMicros }
-            // A pause in the recording longer than maxGapSeconds is replayed shortened to it (a
-            // stalled link, or a corrupt index claiming days between two frames).
-            let gap = e.firstByteMicros > lastRecordedMicros && lastRecordedMicros > 0 ? e.firstByteMicros - lastRecordedMicros : 0
-            let maxGap = UInt64(Self.maxGapSeconds * 1e6)
-            if gap > maxGap {
-                firstRecordedMicros += gap - maxGap
-                Log.info(String(format: "%@: a gap of %.0f s in the recording, replayed as %.0f s", label, Double(gap) / 1e6, Self.maxGapSeconds))
-            }
-            lastRecordedMicros = e.firstByteMicros
-            if speed > 0 {
-                let due = startMicros + UInt64(Double(e.firstByteMicros - firstRecordedMicros) / speed)
-                let now = MonotonicClock.nowMicros()
-                if due > now {
-                    MonotonicClock.sleep(untilMicros: min(due, now + UInt64(timeoutMicros)))
-                    if MonotonicClock.nowMicros() < due { return .timeout }
-                }
-            }
-            current = [UInt8](repeating: 0, count: e.size)
-            let n = current.withUnsafeMutableBytes { pread(fd, $0.baseAddress, e.size, off_t(e.offset)) }
+            let e = index.entries[i]
+            var bytes = [UInt8](repeating: 0, count: e.size)
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, e.size, off_t(e.offset)) }
             guard n == e.size else { throw SourceError.read("\(label): short read at \(e.offset)") }
-            chunkOffset = 0
-            // Frame-accurate seeks: pictures between the keyframe and the target are decoded, not shown.
-            let hidden = hideBeforeMicros.map { e.firstByteMicros < $0 } ?? false
-            if !hidden { hideBeforeMicros = nil }
-            control.lock(); delivered.append((position, hidden)); control.unlock()
-            position += 1
+            state.withLock { s in
+                s.current = bytes
+                s.chunkOffset = 0
+                // Frame-accurate seeks: pictures between the keyframe and the target are decoded, not shown.
+                let hidden = s.hideBeforeMicros.map { e.firstByteMicros < $0 } ?? false
+                if !hidden { s.hideBeforeMicros = nil }
+                s.delivered.append((i, hidden))
+                s.position = i + 1
+            }
         }
-        let n = min(buffer.count, current.count - chunkOffset)
-        current.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + chunkOffset, byteCount: n) }
-        chunkOffset += n
-        counters.datagrams += 1
-        counters.bytes += n
+        let n = state.withLock { s -> Int in
+            let n = min(buffer.count, s.current.count - s.chunkOffset)
+            s.current.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + s.chunkOffset, byteCount: n) }
+            s.chunkOffset += n
+            s.counters.datagrams += 1
+            s.counters.bytes += n
+            return n
+        }
         return .data(count: n, arrivalMicros: MonotonicClock.nowMicros(), truncated: false)
     }
 
+    /// Applies the window's controls and picks what to deliver next (under the lock).
+    private func plan(_ s: inout State) -> Plan {
+        if let target = s.seekTarget {
+            s.seekTarget = nil
+            let t0 = index.entries[0].firstByteMicros
+            let want = t0 + UInt64(max(0, target) * 1e6)
+            let starts = index.entries.indices.filter { (index.entries[$0].keyframe || index.entries[$0].recoveryPoint) && index.entries[$0].firstByteMicros <= want }
+            s.position = max(s.range.lowerBound, min(starts.last ?? s.range.lowerBound, s.range.upperBound - 1))
+            s.hideBeforeMicros = want
+            s.current = []
+            s.chunkOffset = 0
+            s.startMicros = 0
+            s.lastRecordedMicros = 0
+        }
+        if s.paused && !s.stepRequested && !s.chunkLeft { return .hold }
+        if s.paused && s.stepRequested && !s.chunkLeft { s.stepRequested = false; s.startMicros = 0 }
+        if s.chunkLeft { return .copy }
+        if s.position >= s.range.upperBound {
+            guard loop else { return .end }
+            s.position = s.range.lowerBound
+            s.startMicros = 0
+        }
+        let e = index.entries[s.position]
+        if s.startMicros == 0 || e.firstByteMicros < s.firstRecordedMicros {
+            s.startMicros = MonotonicClock.nowMicros()
+            s.firstRecordedMicros = e.firstByteMicros
+        }
+        // A pause in the recording longer than maxGapSeconds is replayed shortened to it (a
+        // stalled link, or a corrupt index claiming days between two frames).
+        let gap = e.firstByteMicros > s.lastRecordedMicros && s.lastRecordedMicros > 0 ? e.firstByteMicros - s.lastRecordedMicros : 0
+        let maxGap = UInt64(Self.maxGapSeconds * 1e6)
+        if gap > maxGap {
+            s.firstRecordedMicros += gap - maxGap
+            Log.info(String(format: "%@: a gap of %.0f s in the recording, replayed as %.0f s", label, Double(gap) / 1e6, Self.maxGapSeconds))
+        }
+        s.lastRecordedMicros = e.firstByteMicros
+        let speed = s.paused ? 0 : s.speedNow
+        guard speed > 0 else { return .entry(s.position, dueMicros: nil) }
+        return .entry(s.position, dueMicros: s.startMicros + UInt64(Double(e.firstByteMicros - s.firstRecordedMicros) / speed))
+    }
+
     public func close() {
-        if fd >= 0 { Glibc.close(fd) }
-        fd = -1
+        if !closed.exchange(true, ordering: .acquiringAndReleasing) { Glibc.close(fd) }
     }
 }

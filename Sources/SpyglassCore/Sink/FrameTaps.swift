@@ -1,11 +1,19 @@
 /// Writes each picture's size and MD5 as `ffmpeg -f framemd5` does (``FrameMD5Writer``).
 public final class FrameMD5Tap: FrameTap {
-    /// The writer (its `writeFailed` is checked at exit).
-    public let writer: FrameMD5Writer
-    /// - Parameter writer: an opened framemd5 file.
-    public init(writer: FrameMD5Writer) { self.writer = writer }
+    private let writer: FrameMD5Writer
+    private let onFailure: @Sendable (String) -> Void
+    /// - Parameters:
+    ///   - writer: an opened framemd5 file; closed when the feed ends.
+    ///   - onFailure: told (once, at the end) when a write failed, with a one-line message.
+    public init(writer: FrameMD5Writer, onFailure: @escaping @Sendable (String) -> Void) {
+        self.writer = writer
+        self.onFailure = onFailure
+    }
     public func observe(_ frame: DecodedFrame) { writer.write(frame) }
-    public func finish() { writer.close() }
+    public func finish() {
+        writer.close()
+        if writer.writeFailed { onFailure("\(writer.path): write failed (disk full?)") }
+    }
 }
 
 /// `--clock`: reads the time code a camera filmed from our own clock strip, at the bottom of the

@@ -191,9 +191,10 @@ final class BurstEndTests: XCTestCase {
         var options = Harness.liveOptions(frames: frames)
         options.idleFlushMicros = ReceiverOptions().idleFlushMicros   // the default rule under test
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         let h = Harness(source: source, options: options)
         h.start()
-        Sender.udp(port: source.boundPort, datagrams: datagrams,
+        Sender.udp(port: boundPort, datagrams: datagrams,
                    pauseMicros: { firsts.contains($0) && $0 > 0 ? pauseMicros : 0 }, yieldEvery: 0)
         return h.finish()
     }

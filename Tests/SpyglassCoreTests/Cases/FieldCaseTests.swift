@@ -24,9 +24,10 @@ final class FieldCaseTests: XCTestCase {
             if i % 10 == 9 { datagrams.append([]) }
         }
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: 60))
         h.start()
-        Sender.udp(port: source.boundPort, datagrams: datagrams, pauseMicros: { _ in 2_000 })
+        Sender.udp(port: boundPort, datagrams: datagrams, pauseMicros: { _ in 2_000 })
         let r = h.finish()
         XCTAssertEqual(r.hashes, expected)
         XCTAssertEqual(r.summary.emptyDatagrams, 6)
@@ -59,9 +60,10 @@ final class FieldCaseTests: XCTestCase {
         let aus = Sender.accessUnits(of: try Fixtures.bytes(field))
         XCTAssertGreaterThan(aus.map(\.count).max() ?? 0, 2048, "the case has datagrams over 2 KB")
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: 60))
         h.start()
-        Sender.udp(port: source.boundPort, datagrams: aus, pauseMicros: { _ in 2_000 })
+        Sender.udp(port: boundPort, datagrams: aus, pauseMicros: { _ in 2_000 })
         let r = h.finish()
         XCTAssertEqual(r.hashes, expected)
         XCTAssertEqual(r.summary.truncatedDatagrams, 0)
@@ -74,9 +76,10 @@ final class FieldCaseTests: XCTestCase {
         let big = aus.filter { $0.count > 2048 }.count
         XCTAssertGreaterThan(big, 0)
         let source = try UDPSource(host: "127.0.0.1", port: 0, readBufferBytes: 2048)
+        let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: 60))
         h.start()
-        Sender.udp(port: source.boundPort, datagrams: aus, pauseMicros: { _ in 2_000 })
+        Sender.udp(port: boundPort, datagrams: aus, pauseMicros: { _ in 2_000 })
         let r = h.finish()
         XCTAssertEqual(r.summary.truncatedDatagrams, big)
         XCTAssertEqual(r.summary.damagedAccessUnits, big)
@@ -100,14 +103,16 @@ final class FieldCaseTests: XCTestCase {
         let h: Harness
         if transport == "udp" {
             let source = try UDPSource(host: "127.0.0.1", port: 0)
+            let boundPort = source.boundPort
             h = Harness(source: source, options: options)
             h.start()
-            Sender.udp(port: source.boundPort, datagrams: aus, pauseMicros: pause)
+            Sender.udp(port: boundPort, datagrams: aus, pauseMicros: pause)
         } else {
             let source = try TCPSource(listenOn: "127.0.0.1", port: 0)
+            let listeningPort = source.listeningPort
             h = Harness(source: source, options: options)
             h.start()
-            let fd = Sender.tcpConnect(port: source.listeningPort)
+            let fd = Sender.tcpConnect(port: listeningPort)
             Sender.tcpWrite(fd: fd, chunks: aus, pauseMicros: pause)
         }
         let r = h.finish()
@@ -149,11 +154,12 @@ final class FieldCaseTests: XCTestCase {
             let path = Fixtures.capture(name)
             let expected = try Fixtures.ffmpegFrameMD5(path)
             let source = try UDPSource(host: "127.0.0.1", port: 0)
+            let boundPort = source.boundPort
             var o = Harness.liveOptions(frames: 60)
             o.timeoutSeconds = 3
             let h = Harness(source: source, options: o)
             h.start()
-            Sender.udp(port: source.boundPort, datagrams: Sender.randomCuts(try Fixtures.bytes(path), sizes: 1...1400, seed: 3))
+            Sender.udp(port: boundPort, datagrams: Sender.randomCuts(try Fixtures.bytes(path), sizes: 1...1400, seed: 3))
             let r = h.finish()
             XCTAssertEqual(r.hashes, expected, name)
             XCTAssertEqual(r.summary.accessUnits, 60, name)

@@ -29,10 +29,11 @@ final class LinkBehaviourTests: XCTestCase {
         let path = Fixtures.capture("test/h264-aud.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let source = try TCPSource(listenOn: "127.0.0.1", port: 0)
+        let listeningPort = source.listeningPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: 2 * expected.count, idleFlushMicros: 1_000))
         h.start()
         for _ in 0..<2 {
-            let fd = Sender.tcpConnect(port: source.listeningPort)
+            let fd = Sender.tcpConnect(port: listeningPort)
             Sender.tcpWrite(fd: fd, chunks: Sender.randomCuts(try Fixtures.bytes(path), sizes: 100...5000, seed: 4))
             usleep(300_000)
         }
@@ -51,7 +52,7 @@ final class LinkBehaviourTests: XCTestCase {
         let sender = try StreamSender(destination: try SourceURL(parsing: "tcp://127.0.0.1:\(port)"))
         let live = LiveSender(input: .file(path: Fixtures.capture("default-720p30.h264"), fps: 120, loop: false), sender: sender)
         let finished = DispatchSemaphore(value: 0)
-        let thread = Thread { try? live.run(); sender.close(); finished.signal() }
+        let thread = Thread { try? live.run(); live.sender.close(); finished.signal() }
         thread.start()
         func accept(within micros: Int32) -> Int32 {
             var p = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
@@ -108,13 +109,14 @@ final class LinkBehaviourTests: XCTestCase {
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
         let chunk = Array(aus.prefix(5).joined())
         let source = try TCPSource(listenOn: "127.0.0.1", port: 0)
+        let listeningPort = source.listeningPort
         var o = Harness.liveOptions(frames: 100 * 5, idleFlushMicros: 1_000)
         o.timeoutSeconds = 5
         let h = Harness(source: source, options: o)
         h.start()
         var rssAfter10 = 0
         for i in 0..<100 {
-            let fd = Sender.tcpConnect(port: source.listeningPort)
+            let fd = Sender.tcpConnect(port: listeningPort)
             Sender.tcpWrite(fd: fd, chunks: [chunk])
             usleep(30_000)
             if i == 10 { rssAfter10 = rssKiB() }
@@ -132,11 +134,12 @@ final class LinkBehaviourTests: XCTestCase {
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
         for (allow, shouldPass) in [("127.0.0.0/8", true), ("10.0.0.0/8", false), ("::1", false)] {
             let source = try UDPSource(host: "127.0.0.1", port: 0, allowFrom: [AddressPrefix(allow)!])
+            let boundPort = source.boundPort
             var o = Harness.liveOptions(frames: expected.count, idleFlushMicros: 1_000)
             o.timeoutSeconds = 1
             let h = Harness(source: source, options: o)
             h.start()
-            Sender.udp(port: source.boundPort, datagrams: aus, pauseMicros: { _ in 1_000 })
+            Sender.udp(port: boundPort, datagrams: aus, pauseMicros: { _ in 1_000 })
             let r = h.finish()
             if shouldPass {
                 XCTAssertEqual(r.hashes, expected, allow)
@@ -157,6 +160,7 @@ final class LinkBehaviourTests: XCTestCase {
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let port = try Sender.freeUDPPort()
         let source = try UDPSource(host: "239.77.0.1", port: port, multicastInterface: "127.0.0.1")
+        let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 1_000))
         h.start()
         let sender = try StreamSender(destination: .udp(host: "239.77.0.1", port: port, interface: "127.0.0.1"))
@@ -172,6 +176,7 @@ final class LinkBehaviourTests: XCTestCase {
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         var o = Harness.liveOptions(frames: 1000, idleFlushMicros: 1_000)
         o.timeoutSeconds = 1
         let h = Harness(source: source, options: o)
@@ -188,9 +193,9 @@ final class LinkBehaviourTests: XCTestCase {
                     garbage.append((0..<n).map { _ in UInt8(truncatingIfNeeded: rng.next()) })
                     total += n
                 }
-                Sender.udp(port: source.boundPort, datagrams: garbage, yieldEvery: 0)
+                Sender.udp(port: boundPort, datagrams: garbage, yieldEvery: 0)
             }
-            Sender.udp(port: source.boundPort, datagrams: [au])
+            Sender.udp(port: boundPort, datagrams: [au])
             usleep(5_000)
         }
         let r = h.finish()

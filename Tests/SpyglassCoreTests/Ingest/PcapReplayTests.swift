@@ -7,7 +7,7 @@ import Glibc
 /// Packet captures: our own sender captured with tcpdump on loopback, hand-built captures with
 /// IP fragments, and mangled files.
 final class PcapReplayTests: XCTestCase {
-    private func decode(_ source: ByteSource) -> Harness.Result {
+    private func decode(_ source: sending ByteSource) -> Harness.Result {
         var o = ReceiverOptions()
         o.idleFlushMicros = 1_000
         let h = Harness(source: source, options: o)
@@ -38,7 +38,8 @@ final class PcapReplayTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("several UDP flows"), "\(error)")
         }
         let a = try PcapSource(path: pcap, port: portA, speed: 0)
-        XCTAssertEqual(decode(a).hashes, try Fixtures.ffmpegFrameMD5(raw))
+        let ra = decode(a)
+        XCTAssertEqual(ra.hashes, try Fixtures.ffmpegFrameMD5(raw))
         let b = try PcapSource(path: pcap, port: portB, speed: 0)
         let rb = decode(b)
         XCTAssertEqual(rb.hashes, try Fixtures.ffmpegFrameMD5(rtp))
@@ -88,7 +89,8 @@ final class PcapReplayTests: XCTestCase {
         XCTAssertEqual(source.counts.fragmentsReassembled, fragmented)
         XCTAssertEqual(source.counts.nonUDP, 6)
         XCTAssertEqual(source.counts.truncated, 1)
-        XCTAssertEqual(decode(source).hashes, try Fixtures.ffmpegFrameMD5(path))
+        let r = decode(source)
+        XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(path))
     }
 
     func testMangledCapturesGiveClearErrors() throws {

@@ -14,11 +14,12 @@ final class TransportEquivalenceTests: XCTestCase {
             let path = Fixtures.capture(name)
             let expected = try Fixtures.ffmpegFrameMD5(path)
             let source = try UDPSource(host: "127.0.0.1", port: 0)
+            let boundPort = source.boundPort
             let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count))
             h.start()
             let cuts = Sender.randomCuts(try Fixtures.bytes(path), sizes: 1...1400, seed: 42)
             XCTAssertGreaterThan(cuts.count, expected.count, "frames span several datagrams")
-            Sender.udp(port: source.boundPort, datagrams: cuts)
+            Sender.udp(port: boundPort, datagrams: cuts)
             let r = h.finish()
             XCTAssertEqual(r.hashes, expected, "UDP \(name)")
             XCTAssertEqual(r.summary.datagrams, cuts.count)
@@ -50,9 +51,11 @@ final class TransportEquivalenceTests: XCTestCase {
             let path = Fixtures.capture(name)
             let expected = try Fixtures.ffmpegFrameMD5(path)
             let source = try TCPSource(listenOn: "127.0.0.1", port: 0)
+            let listeningPort = source.listeningPort
+            let port = listeningPort
             let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count))
             h.start()
-            let fd = Sender.tcpConnect(port: source.listeningPort)
+            let fd = Sender.tcpConnect(port: port)
             XCTAssertGreaterThanOrEqual(fd, 0)
             Sender.tcpWrite(fd: fd, chunks: Sender.randomCuts(try Fixtures.bytes(path), sizes: 1...5000, seed: 5))
             let r = h.finish()
@@ -65,9 +68,11 @@ final class TransportEquivalenceTests: XCTestCase {
         let path = Fixtures.capture("test/h264-baseline.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let source = try TCPSource(listenOn: "127.0.0.1", port: 0)
+        let listeningPort = source.listeningPort
+        let port = listeningPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count))
         h.start()
-        let fd = Sender.tcpConnect(port: source.listeningPort)
+        let fd = Sender.tcpConnect(port: port)
         let bytes = try Fixtures.bytes(path)
         // 1-byte writes for the first 4 KiB (start codes cut everywhere), then the rest.
         Sender.tcpWrite(fd: fd, chunks: bytes.prefix(4096).map { [$0] } + [Array(bytes.dropFirst(4096))])

@@ -88,9 +88,10 @@ final class WrongFrameRateTests: XCTestCase {
         let path = Fixtures.capture("test/h264-fps25.h264")
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 1_000))
         h.start()
-        Sender.udp(port: source.boundPort, datagrams: aus, pauseMicros: { $0 == 0 ? 0 : 16_667 })
+        Sender.udp(port: boundPort, datagrams: aus, pauseMicros: { $0 == 0 ? 0 : 16_667 })
         let r = h.finish()
         XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(path))
         for i in 0..<(r.timings.count - 1) {

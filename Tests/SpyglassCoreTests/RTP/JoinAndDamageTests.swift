@@ -26,12 +26,13 @@ final class JoinAndDamageTests: XCTestCase {
         XCTAssertTrue(hasRASL, "the capture has RASL pictures after its CRA")
         var p = RTPPacketizer(codec: .h265, ssrc: 7, mtu: 1200)
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         var o = Harness.liveOptions(frames: 1000, idleFlushMicros: 0)
         o.timeoutSeconds = 1
         let h = Harness(source: source, options: o)
         h.start()
         for (i, au) in aus.enumerated().dropFirst(join) {
-            Sender.udp(port: source.boundPort, datagrams: p.packetize(units(of: au), timestamp90kHz: UInt32(i * 3000)))
+            Sender.udp(port: boundPort, datagrams: p.packetize(units(of: au), timestamp90kHz: UInt32(i * 3000)))
             usleep(2_000)
         }
         let r = h.finish()
@@ -59,10 +60,11 @@ final class JoinAndDamageTests: XCTestCase {
             }
             var p = RTPPacketizer(codec: .h264, ssrc: 9, mtu: 1200)
             let source = try UDPSource(host: "127.0.0.1", port: 0)
+            let boundPort = source.boundPort
             let h = Harness(source: source, options: o)
             h.start()
             for (i, u) in stripped.enumerated().dropFirst(5) {
-                Sender.udp(port: source.boundPort, datagrams: p.packetize(u, timestamp90kHz: UInt32(i * 3000)))
+                Sender.udp(port: boundPort, datagrams: p.packetize(u, timestamp90kHz: UInt32(i * 3000)))
                 usleep(2_000)
             }
             let r = h.finish()
@@ -84,9 +86,10 @@ final class JoinAndDamageTests: XCTestCase {
         let stamps: [UInt64] = (0..<aus.count).map { UInt64($0) | 0x0000_0100_0000_0000 | ($0 % 2 == 0 ? 0 : 0x0000_0000_0003_0000) }
         let stamped = zip(aus, stamps).map { LiveSender.stamped($0, codec: .h264, captureMicros: $1) }
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 0))
         h.start()
-        for d in stamped { Sender.udp(port: source.boundPort, datagrams: [d]); usleep(1_000) }
+        for d in stamped { Sender.udp(port: boundPort, datagrams: [d]); usleep(1_000) }
         let r = h.finish()
         XCTAssertEqual(r.hashes, expected)
         XCTAssertEqual(r.summary.accessUnits, aus.count)
@@ -101,10 +104,11 @@ final class JoinAndDamageTests: XCTestCase {
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "212992") ?? 212_992
         XCTAssertGreaterThan(bytes.count, 2 * defaultBuffer, "the burst is larger than the default buffer")
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         XCTAssertGreaterThan(source.grantedReceiveBufferBytes, bytes.count, "a large receive buffer was granted")
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count))
         // All of it in one burst, before the receiver starts reading.
-        Sender.udp(port: source.boundPort, datagrams: Sender.randomCuts(bytes, sizes: 1400...1400, seed: 1), yieldEvery: 0)
+        Sender.udp(port: boundPort, datagrams: Sender.randomCuts(bytes, sizes: 1400...1400, seed: 1), yieldEvery: 0)
         h.start()
         let r = h.finish()
         XCTAssertEqual(r.hashes, expected)

@@ -26,10 +26,11 @@ final class RTPIngestTests: XCTestCase {
             let path = Fixtures.capture(name)
             let expected = try Fixtures.ffmpegFrameMD5(path)
             let source = try UDPSource(host: "127.0.0.1", port: 0)
+            let boundPort = source.boundPort
             let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 1_000))
             h.start()
             let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-re", "-i", path, "-c", "copy",
-                "-f", "rtp", "rtp://127.0.0.1:\(source.boundPort)?pkt_size=1200"])
+                "-f", "rtp", "rtp://127.0.0.1:\(boundPort)?pkt_size=1200"])
             XCTAssertEqual(rc, 0, err)
             let r = h.finish()
             XCTAssertTrue(r.summary.rtp, "\(name): RTP detected")
@@ -44,10 +45,11 @@ final class RTPIngestTests: XCTestCase {
         let path = Fixtures.capture("test/h264-baseline.h264")
         let groups = try Self.rtpPackets(path, codec: .h264)
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         // Idle flush off: only the marker bit can end an access unit before the next one starts.
         let h = Harness(source: source, options: Harness.liveOptions(frames: groups.count, idleFlushMicros: 0))
         h.start()
-        for g in groups { Sender.udp(port: source.boundPort, datagrams: g); usleep(5_000) }
+        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(5_000) }
         let r = h.finish()
         XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(path))
         for i in 0..<(r.timings.count - 1) {
@@ -79,9 +81,10 @@ final class RTPIngestTests: XCTestCase {
             groups[0] = first
             groups = groups.map { g in g.map { d in var d = d; d[2] = UInt8(seq >> 8); d[3] = UInt8(seq & 0xFF); seq &+= 1; return d } }
             let source = try UDPSource(host: "127.0.0.1", port: 0)
+            let boundPort = source.boundPort
             let h = Harness(source: source, options: Harness.liveOptions(frames: groups.count, idleFlushMicros: 0))
             h.start()
-            for g in groups { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+            for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
             let r = h.finish()
             XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(path), name)
             XCTAssertEqual(r.summary.datagramsLost, 0, name)
@@ -94,11 +97,12 @@ final class RTPIngestTests: XCTestCase {
         let a = try Self.rtpPackets(path, codec: .h264, ssrc: 0xAAAA_0001, firstSeq: 100)
         let b = try Self.rtpPackets(path, codec: .h264, ssrc: 0xBBBB_0002, firstSeq: 40_000)
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: 20 + expected.count, idleFlushMicros: 0))
         h.start()
         // The first sender dies after 20 access units; a restarted one sends the whole stream.
-        for g in a.prefix(20) { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
-        for g in b { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+        for g in a.prefix(20) { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
+        for g in b { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
         let r = h.finish()
         XCTAssertEqual(r.summary.resets, 1)
         XCTAssertEqual(Array(r.hashes.prefix(20)), Array(expected.prefix(20)))
@@ -113,11 +117,12 @@ final class RTPIngestTests: XCTestCase {
         let groups = try Self.rtpPackets(path, codec: .h264)
         let join = 10
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         var o = Harness.liveOptions(frames: 1000, idleFlushMicros: 0)
         o.timeoutSeconds = 1
         let h = Harness(source: source, options: o)
         h.start()
-        for g in groups.dropFirst(join) { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+        for g in groups.dropFirst(join) { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
         let r = h.finish()
         XCTAssertGreaterThan(r.summary.skippedBeforeRandomAccess, 0, "waited for the recovery point")
         let firstAU = try XCTUnwrap(r.presentedAccessUnits.first)
@@ -132,13 +137,14 @@ final class RTPIngestTests: XCTestCase {
 
     private func throughImpair(_ args: [String], groups: [[[UInt8]]], frames: Int) throws -> Harness.Result {
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         var o = Harness.liveOptions(frames: frames, idleFlushMicros: 2_000)
         o.timeoutSeconds = 2
         let h = Harness(source: source, options: o)
         h.start()
         let p = Process()
         p.executableURL = Fixtures.root.appendingPathComponent("tools/impair")
-        p.arguments = ["--listen", "0", "--to", "127.0.0.1:\(source.boundPort)"] + args
+        p.arguments = ["--listen", "0", "--to", "127.0.0.1:\(boundPort)"] + args
         let out = Pipe()
         p.standardOutput = out
         try p.run()
@@ -166,9 +172,10 @@ final class RTPIngestTests: XCTestCase {
             XCTAssertEqual(r.summary.rtpPackets > 0, true)
             // Clean tail: frames 30...44 from a fresh receiver state equal ffmpeg's.
             let source = try UDPSource(host: "127.0.0.1", port: 0)
+            let boundPort = source.boundPort
             let h = Harness(source: source, options: Harness.liveOptions(frames: 15, idleFlushMicros: 0))
             h.start()
-            for g in groups.dropFirst(30) { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+            for g in groups.dropFirst(30) { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
             XCTAssertEqual(h.finish().hashes, Array(expected.dropFirst(30)))
         }
     }
@@ -181,9 +188,10 @@ final class RTPIngestTests: XCTestCase {
         groups[5].remove(at: groups[5].count / 2)
         groups[12].remove(at: 1)
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 0))
         h.start()
-        for g in groups { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
         let r = h.finish()
         XCTAssertEqual(r.summary.datagramsLost, 2)
         XCTAssertEqual(r.summary.damagedAccessUnits, 2)
@@ -199,9 +207,10 @@ final class RTPIngestTests: XCTestCase {
         let expected = try Fixtures.ffmpegFrameMD5(a) + Fixtures.ffmpegFrameMD5(b)
         let groups = try Self.rtpPackets(a, codec: .h264, ssrc: 1, firstSeq: 10) + Self.rtpPackets(b, codec: .h265, ssrc: 2, firstSeq: 5000)
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 0))
         h.start()
-        for g in groups { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
         let r = h.finish()
         XCTAssertEqual(r.hashes, expected)
         XCTAssertEqual(r.summary.codec, "H.265")
@@ -219,11 +228,12 @@ final class RTPIngestTests: XCTestCase {
             return g
         }
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         var o = Harness.liveOptions(frames: expected.count, idleFlushMicros: 0)
         o.reorderWindowMicros = 20_000
         let h = Harness(source: source, options: o)
         h.start()
-        for g in groups { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
         let r = h.finish()
         XCTAssertEqual(r.hashes, expected)
         XCTAssertEqual(r.summary.datagramsLost, 0)
@@ -238,10 +248,11 @@ final class RTPIngestTests: XCTestCase {
                      RTPPacket.build(marker: false, payloadType: 96, sequenceNumber: 9, timestamp: 0, ssrc: 0xBBBB, payload: [0x41, 0x9A, 0, 1])]
         let groups = try Self.rtpPackets(path, codec: .h264, ssrc: 0xCCCC, firstSeq: 500)
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 0))
         h.start()
-        Sender.udp(port: source.boundPort, datagrams: stray)
-        for g in groups { Sender.udp(port: source.boundPort, datagrams: g); usleep(2_000) }
+        Sender.udp(port: boundPort, datagrams: stray)
+        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
         let r = h.finish()
         XCTAssertEqual(r.hashes, expected)
         XCTAssertLessThanOrEqual(r.summary.resets, 2, "one restart per new sender, not one per packet")

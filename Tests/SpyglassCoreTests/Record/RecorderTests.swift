@@ -22,14 +22,15 @@ final class RecorderTests: XCTestCase {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(getpid())").path
         let recorder = Recorder(path: base)
         let source = try UDPSource(host: "127.0.0.1", port: 0)
-        let port = source.boundPort
+        let boundPort = source.boundPort
+        let port = boundPort
         var observers = FeedObservers()
         observers.accessUnit = { au, store in recorder.record(au, parameterSets: store.allUnits, wallMicros: 0) }
+        observers.end = { _ in recorder.close() }   // on the feed's thread, which owns the recorder
         let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 1_000), observers: observers)
         h.start()
         for au in aus { Sender.udp(port: port, datagrams: Sender.randomCuts(au, sizes: 1200...1200, seed: 1)); usleep(5_000) }
         let live = h.finish()
-        recorder.close()
         XCTAssertEqual(live.hashes, expected)
         let (replayed, index) = try replayHashes(base + ".h264")
         XCTAssertEqual(replayed, expected, "replay is bit-exact")

@@ -48,6 +48,12 @@ public struct AddressPrefix: Equatable, Sendable, CustomStringConvertible {
         return true
     }
 
+    /// True when the address is a multicast group: 224.0.0.0/4 for IPv4 (RFC 5771 §2), ff00::/8
+    /// for IPv6 (RFC 4291 §2.7). Only the address is looked at, not the prefix length.
+    public var isMulticast: Bool {
+        bytes.count == 4 ? (bytes[0] & 0xF0) == 0xE0 : bytes[0] == 0xFF
+    }
+
     /// The address bytes of a `sockaddr_in`/`sockaddr_in6`.
     static func addressBytes(_ storage: UnsafeRawPointer) -> [UInt8] {
         let family = storage.assumingMemoryBound(to: sockaddr.self).pointee.sa_family

@@ -52,56 +52,33 @@ public final class TCPSource: ByteSource {
         label = SourceURL.tcpListen(host: host, port: port).description
         connectTarget = nil
         self.allowFrom = allowFrom
-        let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Int32(SOCK_STREAM.rawValue), passive: true)
-        var lastError = "no address"
-        for (family, addr) in addrs {
-            let s = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard s >= 0 else { lastError = errnoText(); continue }
-            var one: Int32 = 1
-            setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-            let rc = addr.withUnsafeBytes { bind(s, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }
-            if rc == 0 && listen(s, 4) == 0 { listenFD = s; break }
-            lastError = errno == EADDRINUSE ? "port \(port) already in use" : errnoText()
-            Glibc.close(s)
+        let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Socket.stream, passive: true)
+        switch Socket.bind(addrs, type: Socket.stream, reuseAddress: true, listenBacklog: 4) {
+        case .success(let s): listenFD = s
+        case .failure(let f): throw SourceError.open("\(label): \(f.bindText(port: port))")
         }
-        guard listenFD >= 0 else { throw SourceError.open("\(label): \(lastError)") }
-        var ss = sockaddr_storage()
-        var sl = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        withUnsafeMutablePointer(to: &ss) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listenFD, $0, &sl) }
-        }
-        listeningPort = withUnsafePointer(to: &ss) { p -> UInt16 in
-            p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
-        }
+        listeningPort = Socket.localPort(listenFD) ?? 0
     }
 
     private func connect() throws {
         guard let (host, port) = connectTarget else { return }
-        let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Int32(SOCK_STREAM.rawValue), passive: false)
-        var lastError = "no address"
-        for (family, addr) in addrs {
-            let s = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard s >= 0 else { lastError = errnoText(); continue }
-            let rc = addr.withUnsafeBytes { Glibc.connect(s, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }
-            if rc == 0 {
-                Self.tune(s)
-                stream = StreamFDSource(fd: s, label: label, isLive: true)
-                connections += 1
-                peer = "\(host):\(port)"
-                backoffMicros = 100_000
-                return
-            }
-            lastError = errnoText()
-            Glibc.close(s)
+        let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Socket.stream, passive: false)
+        switch Socket.connect(addrs) {
+        case .success(let s):
+            Self.tune(s)
+            stream = StreamFDSource(fd: s, label: label, isLive: true)
+            connections += 1
+            peer = "\(host):\(port)"
+            backoffMicros = 100_000
+        case .failure(let f):
+            throw SourceError.open("\(label): \(f.text)")
         }
-        throw SourceError.open("\(label): \(lastError)")
     }
 
+    /// TCP_NODELAY and a 4 MiB receive buffer on a connected socket.
     private static func tune(_ s: Int32) {
-        var one: Int32 = 1
-        setsockopt(s, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        var buf: Int32 = 4 << 20
-        setsockopt(s, SOL_SOCKET, SO_RCVBUF, &buf, socklen_t(MemoryLayout<Int32>.size))
+        Socket.setOption(s, Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1))
+        Socket.setOption(s, SOL_SOCKET, SO_RCVBUF, Int32(4 << 20))
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {

@@ -27,27 +27,25 @@ public final class UDPSource: ByteSource {
         var ifindex: UInt32 = 0
         var ifaddr = in_addr(s_addr: 0)
         if let interface {
-            if let a = AddressPrefix(interface), a.bytes.count == 4 {
-                ifaddr = a.bytes.withUnsafeBytes { $0.load(as: in_addr.self) }
-            } else {
-                ifindex = if_nametoindex(interface)
-                guard ifindex != 0 else { throw SourceError.open("\(label): no interface '\(interface)'") }
+            guard let named = Socket.multicastInterface(interface) else {
+                throw SourceError.open("\(label): no interface '\(interface)'")
             }
+            (ifaddr, ifindex) = named
         }
-        var rc: Int32
+        let joined: Bool
         if group.bytes.count == 4 {
             var m = ip_mreqn()
             m.imr_multiaddr = group.bytes.withUnsafeBytes { $0.load(as: in_addr.self) }
             m.imr_address = ifaddr
             m.imr_ifindex = Int32(ifindex)
-            rc = setsockopt(fd, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, &m, socklen_t(MemoryLayout<ip_mreqn>.size))
+            joined = Socket.setOption(fd, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, m)
         } else {
             var m = ipv6_mreq()
             m.ipv6mr_multiaddr = group.bytes.withUnsafeBytes { $0.load(as: in6_addr.self) }
             m.ipv6mr_interface = ifindex
-            rc = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_ADD_MEMBERSHIP, &m, socklen_t(MemoryLayout<ipv6_mreq>.size))
+            joined = Socket.setOption(fd, Int32(IPPROTO_IPV6), IPV6_ADD_MEMBERSHIP, m)
         }
-        guard rc == 0 else { throw SourceError.open("\(label): cannot join the multicast group: \(errnoText())") }
+        guard joined else { throw SourceError.open("\(label): cannot join the multicast group: \(errnoText())") }
     }
 
     /// Largest UDP payload over IPv4/IPv6 without jumbograms, bytes.
@@ -71,53 +69,30 @@ public final class UDPSource: ByteSource {
         let label = label ?? SourceURL.udp(host: host, port: port, interface: multicastInterface).description
         self.label = label
         let group = host.flatMap { AddressPrefix($0) }
-        let isMulticast = group.map { $0.bytes.count == 4 ? ($0.bytes[0] & 0xF0) == 0xE0 : $0.bytes[0] == 0xFF } ?? false
+        let isMulticast = group?.isMulticast ?? false
         // A multicast receiver binds the group's port on all addresses, shared with other receivers.
         let bindHost: String? = isMulticast ? (group!.bytes.count == 4 ? "0.0.0.0" : "::") : host
-        let addrs = try SocketAddress.resolve(host: bindHost, port: port, socketType: Int32(SOCK_DGRAM.rawValue), passive: true)
-        var lastError = "no address"
-        var bound: Int32 = -1
-        for (family, addr) in addrs {
-            let s = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard s >= 0 else { lastError = errnoText(); continue }
-            if isMulticast {
-                var one: Int32 = 1
-                setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-            }
-            let rc = addr.withUnsafeBytes { bind(s, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }
-            if rc == 0 { bound = s; break }
-            lastError = errno == EADDRINUSE ? "port \(port) already in use" : errnoText()
-            Glibc.close(s)
+        let addrs = try SocketAddress.resolve(host: bindHost, port: port, socketType: Socket.datagram, passive: true)
+        let bound: Int32
+        switch Socket.bind(addrs, type: Socket.datagram, reuseAddress: isMulticast) {
+        case .success(let s): bound = s
+        case .failure(let f): throw SourceError.open("\(label): \(f.bindText(port: port))")
         }
-        guard bound >= 0 else { throw SourceError.open("\(label): \(lastError)") }
         if isMulticast, let group {
             try Self.join(bound, group: group, interface: multicastInterface, label: label)
         }
         fd = bound
         let fd = bound
         // SO_RCVBUFFORCE passes the rmem_max cap when we are root; SO_RCVBUF otherwise.
-        var want = Int32(receiveBufferBytes)
-        if setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, socklen_t(MemoryLayout<Int32>.size)) != 0 {
-            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, socklen_t(MemoryLayout<Int32>.size))
+        let want = Int32(receiveBufferBytes)
+        if !Socket.setOption(fd, SOL_SOCKET, SO_RCVBUFFORCE, want) {
+            Socket.setOption(fd, SOL_SOCKET, SO_RCVBUF, want)
         }
         var got: Int32 = 0
         var len = socklen_t(MemoryLayout<Int32>.size)
         getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len)
         grantedReceiveBufferBytes = Int(got)
-        var ss = sockaddr_storage()
-        var sl = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        var port = port
-        withUnsafeMutablePointer(to: &ss) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                if getsockname(fd, sa, &sl) == 0 {
-                    if Int32(sa.pointee.sa_family) == AF_INET {
-                        p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { port = UInt16(bigEndian: $0.pointee.sin_port) }
-                    } else if Int32(sa.pointee.sa_family) == AF_INET6 {
-                        p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { port = UInt16(bigEndian: $0.pointee.sin6_port) }
-                    }
-                }
-            }
-        }
+        let port = Socket.localPort(fd) ?? port
         boundPort = port
         if label.hasSuffix(":0") || label.contains(":0?") {
             // Port 0 asked for: name the port the kernel gave.

@@ -106,15 +106,9 @@ public final class Recorder {
         return true
     }
 
+    /// Writes all of `data`; false (with `errno` set) when a write failed.
     private func write(_ fd: Int32, _ data: [UInt8]) -> Bool {
-        var off = 0
-        while off < data.count {
-            let n = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, data.count - off) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
-            off += n
-        }
-        return true
+        writeAll(fd, data) == data.count
     }
 
     private func fail(_ why: String) {

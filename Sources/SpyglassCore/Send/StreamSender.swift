@@ -144,21 +144,17 @@ public final class StreamSender {
                     off += n
                 }
             } else {
-                var off = 0
-                while off < raw.count {
-                    let rc = Glibc.send(fd, raw.baseAddress! + off, raw.count - off, Int32(MSG_NOSIGNAL))
-                    if rc <= 0 {
-                        sendErrors += 1
-                        Glibc.close(fd)
-                        fd = -1
-                        if !lost {
-                            Log.info("\(label): the receiver closed the connection; \(listenFD >= 0 ? "waiting for the next one" : "reconnecting")")
-                            lost = true
-                        }
-                        return
+                let written = writeAll(fd, raw, sendFlags: Int32(MSG_NOSIGNAL))
+                bytesSent += written
+                guard written == raw.count else {
+                    sendErrors += 1
+                    Glibc.close(fd)
+                    fd = -1
+                    if !lost {
+                        Log.info("\(label): the receiver closed the connection; \(listenFD >= 0 ? "waiting for the next one" : "reconnecting")")
+                        lost = true
                     }
-                    off += rc
-                    bytesSent += rc
+                    return
                 }
                 datagramsSent += 1   // one write
             }

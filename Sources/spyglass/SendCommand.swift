@@ -35,10 +35,13 @@ func parseBitrate(_ s: String) -> Int? {
     return Int(v * mult)
 }
 
+/// Parses a test-pattern size "WxH": even, from 16x16 up to ``PictureSizeCap/default`` (what a
+/// receiver accepts without `--max-size`).
 func parseSize(_ s: String, flag: String) throws -> (Int, Int) {
     let parts = s.split(separator: "x").compactMap { Int($0) }
-    guard parts.count == 2, parts[0] >= 16, parts[1] >= 16, parts[0] <= 8192, parts[1] <= 4320,
-          parts[0] % 2 == 0, parts[1] % 2 == 0 else { throw CLIError.usage("\(flag): '\(s)' (use even WxH, 16x16 to 8192x4320)") }
+    let cap = PictureSizeCap.default
+    guard parts.count == 2, parts[0] >= 16, parts[1] >= 16, parts[0] <= cap.width, parts[1] <= cap.height,
+          parts[0] % 2 == 0, parts[1] % 2 == 0 else { throw CLIError.usage("\(flag): '\(s)' (use even WxH, 16x16 to \(cap))") }
     return (parts[0], parts[1])
 }
 

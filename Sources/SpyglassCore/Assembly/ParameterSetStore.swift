@@ -29,8 +29,10 @@ public struct ParameterSetStore {
 
     /// - Parameters:
     ///   - codec: the stream's codec.
-    ///   - maxWidth/maxHeight: an SPS over this picture size is refused (luma samples).
-    public init(codec: VideoCodec, maxWidth: Int = 8192, maxHeight: Int = 4320) {
+    ///   - maxWidth/maxHeight: an SPS over this picture size is refused (luma samples;
+    ///     default ``PictureSizeCap/default``).
+    public init(codec: VideoCodec, maxWidth: Int = PictureSizeCap.default.width,
+                maxHeight: Int = PictureSizeCap.default.height) {
         self.codec = codec
         self.maxWidth = maxWidth
         self.maxHeight = maxHeight

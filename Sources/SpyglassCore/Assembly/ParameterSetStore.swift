@@ -24,8 +24,6 @@ public struct ParameterSetStore {
     public private(set) var oversizePictures = 0
     /// One line per SPS change (id reused with different content), oldest first; at most 32 kept.
     public private(set) var changes: [String] = []
-    /// The last parse error, for a one-line message.
-    public private(set) var lastError: String?
 
     /// - Parameters:
     ///   - codec: the stream's codec.
@@ -78,13 +76,11 @@ public struct ParameterSetStore {
             default:
                 break
             }
-        } catch BitstreamError.unsupported(let why) {
+        } catch BitstreamError.unsupported {
             oversizePictures += 1
-            lastError = why
             refusing = true
         } catch {
             invalidParameterSets += 1
-            lastError = "\(error)"
         }
     }
 

@@ -82,16 +82,4 @@ public struct BitReader {
 
     /// Reads `u(1)` as a flag.
     public mutating func flag() throws -> Bool { try bit() }
-
-    /// True when only `rbsp_trailing_bits` (a 1 then zeros) or nothing remains (H.264 §7.2 `more_rbsp_data()`).
-    public var moreRBSPData: Bool {
-        guard bitsLeft > 0 else { return false }
-        // Find the last 1 bit in the buffer: the stop bit.
-        var last = bytes.count - 1
-        while last >= 0 && bytes[last] == 0 { last -= 1 }
-        guard last >= 0 else { return false }
-        let trailingZeroBits = bytes[last].trailingZeroBitCount
-        let stopBitPosition = last * 8 + (7 - trailingZeroBits)
-        return bitPosition < stopBitPosition
-    }
 }

@@ -32,8 +32,6 @@ public final class TCPSource: ByteSource {
     public private(set) var listeningPort: UInt16 = 0
     /// The peer of the current connection, "host:port".
     public private(set) var peer: String = ""
-    /// True while a sender is connected.
-    public var isConnected: Bool { stream != nil }
     private let connectTarget: (String, UInt16)?
 
     /// Connects to a sender.

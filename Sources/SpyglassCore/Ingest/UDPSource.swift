@@ -19,8 +19,6 @@ public final class UDPSource: ByteSource {
     public let boundPort: UInt16
     private var fd: Int32
     private let allowFrom: [AddressPrefix]
-    /// Datagrams dropped because their sender is not in `--allow-from`.
-    public private(set) var disallowedDatagrams = 0
 
     /// Joins a multicast group (IP_ADD_MEMBERSHIP / IPV6_JOIN_GROUP).
     private static func join(_ fd: Int32, group: AddressPrefix, interface: String?, label: String) throws {
@@ -120,7 +118,6 @@ public final class UDPSource: ByteSource {
         if !allowFrom.isEmpty {
             let address = withUnsafePointer(to: &peer) { AddressPrefix.addressBytes(UnsafeRawPointer($0)) }
             if !allowFrom.contains(where: { $0.contains(address) }) {
-                disallowedDatagrams += 1
                 counters.disallowed += 1
                 return .timeout
             }

@@ -76,12 +76,6 @@ public struct SequenceTracker {
         return .restart
     }
 
-    /// Forgets the stream (SSRC, sequence) but keeps the counters: the next packet starts anew.
-    public mutating func forgetStream() {
-        ssrc = nil
-        recent.removeAll()
-    }
-
     private mutating func accept(_ seq: UInt16) {
         expected = seq &+ 1
         recent.append(seq)

@@ -27,8 +27,6 @@ public final class LiveSender: @unchecked Sendable {
     /// Packetize as RTP (RFC 6184 / RFC 7798) instead of raw Annex B (UDP only).
     public var rtp = false
     private var packetizer: RTPPacketizer?
-    /// Called after each access unit is sent: (index, capture wall µs).
-    public var onSent: ((Int, UInt64) -> Void)?
 
     public init(input: Input, sender: StreamSender) {
         self.input = input
@@ -67,7 +65,6 @@ public final class LiveSender: @unchecked Sendable {
             encodeMillisTotal += Double(MonotonicClock.nowMicros() - t0) / 1000
             for p in packets {
                 transmit(Self.stamped(p, codec: settings.codec, captureMicros: capture), codec: settings.codec, captureMicros: capture)
-                onSent?(accessUnitsSent, capture)
                 accessUnitsSent += 1
             }
             index += 1
@@ -103,7 +100,6 @@ public final class LiveSender: @unchecked Sendable {
                 var out = au.annexB()
                 if stamp { out = Self.stamped(out, codec: codec, captureMicros: capture) }
                 transmit(out, codec: codec, captureMicros: capture)
-                onSent?(accessUnitsSent, capture)
                 accessUnitsSent += 1
                 k += 1
             }

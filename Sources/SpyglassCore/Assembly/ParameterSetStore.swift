@@ -115,13 +115,9 @@ public struct SliceInfo {
     public let h265: H265SliceSegmentHeaderStart?
     public let header: NALUnitHeader
 
-    /// True when this slice begins a picture other than `previous`'s.
-    /// H.264: §7.4.1.2.4 (first_mb_in_slice, frame_num, pps id, field flags, nal_ref_idc, POC, idr_pic_id).
-    /// H.265: `first_slice_segment_in_pic_flag` (§7.4.7.1).
-    /// An unreadable header never splits a picture (the decoder will count it).
     /// True only when this slice is known to belong to `previous`'s picture and not to begin
     /// it: H.264 `first_mb_in_slice` > 0 with the §7.4.1.2.4 fields equal; H.265
-    /// `first_slice_segment_in_pic_flag` = 0. False when either header is unreadable.
+    /// `first_slice_segment_in_pic_flag` = 0 (§7.4.7.1). False when either header is unreadable.
     public func continuesPicture(of previous: SliceInfo) -> Bool {
         if let cur = h264, let prev = previous.h264 {
             return cur.firstMbInSlice != 0 && !H264SliceHeaderStart.startsNewPicture(previous: prev, current: cur)
@@ -130,6 +126,18 @@ public struct SliceInfo {
         return false
     }
 
+    /// True when this slice begins a new picture after `previous`, the slice before it in the
+    /// stream: it is the first VCL NAL unit of a new primary coded picture (ITU-T H.264
+    /// §7.4.1.2.4), or a slice segment with `first_slice_segment_in_pic_flag` = 1 (ITU-T H.265
+    /// §7.4.7.1).
+    ///
+    /// - H.264: ``H264SliceHeaderStart/startsNewPicture(previous:current:)``, i.e. the §7.4.1.2.4
+    ///   comparisons (frame_num, pic_parameter_set_id, field flags, nal_ref_idc, POC fields,
+    ///   IdrPicFlag, idr_pic_id) or `first_mb_in_slice` = 0. When `previous`'s header could not
+    ///   be read, `first_mb_in_slice` = 0 alone decides.
+    /// - H.265: `first_slice_segment_in_pic_flag` alone; `previous` is not looked at.
+    /// - A slice whose own header could not be read never starts a picture (false): it stays
+    ///   with the picture before it, and the decoder counts it.
     public func startsNewPicture(after previous: SliceInfo) -> Bool {
         if let cur = h264 {
             guard let prev = previous.h264 else { return cur.firstMbInSlice == 0 }

@@ -125,8 +125,8 @@ func runSend(_ argv: [String]) throws -> Int32 {
         Log.info("sending \(positional[0]) to \(dest)")
     }
     do { try live.run() } catch { Log.error("\(error)"); return 1 }
-    let encode = input.isPattern && live.accessUnitsSent > 0
-        ? String(format: "; encode mean %.2f ms per frame", live.encodeMillisTotal / Double(live.accessUnitsSent)) : ""
+    let encode = input.isPattern && live.framesEncoded > 0
+        ? String(format: "; encode mean %.2f ms per frame", live.encodeMillisMean) : ""
     Log.info("sent \(live.accessUnitsSent) access units, \(sender.datagramsSent) \(sender.isDatagram ? "datagrams" : "writes"), \(sender.bytesSent) bytes\(encode)")
     return 0
 }

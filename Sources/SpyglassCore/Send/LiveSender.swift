@@ -22,8 +22,16 @@ public final class LiveSender: @unchecked Sendable {
     public let stop = StopFlag()
     /// Access units sent.
     public private(set) var accessUnitsSent = 0
-    /// Mean encode time per pattern frame, ms.
+    /// Pattern frames encoded (0 for a file).
+    public private(set) var framesEncoded = 0
+    /// Total encode time of all pattern frames so far, ms (0 for a file); ``encodeMillisMean``
+    /// is the mean per frame.
     public private(set) var encodeMillisTotal = 0.0
+    /// Mean encode time per pattern frame, ms: ``encodeMillisTotal`` / ``framesEncoded``
+    /// (0 before the first frame).
+    public var encodeMillisMean: Double {
+        framesEncoded > 0 ? encodeMillisTotal / Double(framesEncoded) : 0
+    }
     /// Packetize as RTP (RFC 6184 / RFC 7798) instead of raw Annex B (UDP only).
     public var rtp = false
     private var packetizer: RTPPacketizer?
@@ -63,6 +71,7 @@ public final class LiveSender: @unchecked Sendable {
             let t0 = MonotonicClock.nowMicros()
             let packets = try encoder.encode(pts: Int64(index))
             encodeMillisTotal += Double(MonotonicClock.nowMicros() - t0) / 1000
+            framesEncoded += 1
             for p in packets {
                 transmit(Self.stamped(p, codec: settings.codec, captureMicros: capture), codec: settings.codec, captureMicros: capture)
                 accessUnitsSent += 1

@@ -4,17 +4,27 @@
 /// (2) a decoder that is (re)opened mid-stream can be primed when a later IDR comes without
 /// its parameter sets, and (3) a change of SPS under the same id is noticed and logged.
 public struct ParameterSetStore {
+    /// The stream's codec: which NAL unit types are parameter sets (H.264 7/8, H.265 32/33/34).
     public let codec: VideoCodec
     let maxWidth: Int
     let maxHeight: Int
 
-    /// Raw units (as sent, header included) by id, in the order VPS, SPS, PPS.
+    /// Raw H.265 VPS units (as sent: escaped, header included) by vps_video_parameter_set_id
+    /// (ITU-T H.265 §7.4.3.1).
     public private(set) var vps: [Int: [UInt8]] = [:]
+    /// Raw SPS units (as sent: escaped, header included) by seq_parameter_set_id
+    /// (ITU-T H.264 §7.4.2.1.1, H.265 §7.4.3.2.1).
     public private(set) var sps: [Int: [UInt8]] = [:]
+    /// Raw PPS units (as sent: escaped, header included) by pic_parameter_set_id
+    /// (ITU-T H.264 §7.4.2.2, H.265 §7.4.3.3.1).
     public private(set) var pps: [Int: [UInt8]] = [:]
+    /// Parsed H.264 SPSs by seq_parameter_set_id (ITU-T H.264 §7.3.2.1.1).
     public private(set) var h264SPS: [Int: H264SPS] = [:]
+    /// Parsed H.264 PPSs by pic_parameter_set_id (ITU-T H.264 §7.3.2.2).
     public private(set) var h264PPS: [Int: H264PPS] = [:]
+    /// Parsed H.265 SPSs by sps_seq_parameter_set_id (ITU-T H.265 §7.3.2.2.1).
     public private(set) var h265SPS: [Int: H265SPS] = [:]
+    /// Parsed H.265 PPSs by pps_pic_parameter_set_id (ITU-T H.265 §7.3.2.3.1).
     public private(set) var h265PPS: [Int: H265PPS] = [:]
     /// The stream format of the most recently stored SPS.
     public private(set) var latestFormat: StreamFormat?
@@ -25,6 +35,7 @@ public struct ParameterSetStore {
     /// One line per SPS change (id reused with different content), oldest first; at most 32 kept.
     public private(set) var changes: [String] = []
 
+    /// An empty store for one stream.
     /// - Parameters:
     ///   - codec: the stream's codec.
     ///   - maxWidth/maxHeight: an SPS over this picture size is refused (luma samples;
@@ -111,8 +122,11 @@ public struct ParameterSetStore {
 
 /// The slice-header fields that decide whether a VCL unit starts a new picture.
 public struct SliceInfo {
+    /// The H.264 slice header start; nil for H.265, or when the header could not be read.
     public let h264: H264SliceHeaderStart?
+    /// The H.265 slice segment header start; nil for H.264, or when the header could not be read.
     public let h265: H265SliceSegmentHeaderStart?
+    /// The unit's NAL unit header (ITU-T H.264 §7.3.1, H.265 §7.3.1.2).
     public let header: NALUnitHeader
 
     /// True only when this slice is known to belong to `previous`'s picture and not to begin

@@ -7,6 +7,8 @@ import Glibc
 public struct AddressPrefix: Equatable, Sendable, CustomStringConvertible {
     /// Network-order address bytes (4 or 16).
     public let bytes: [UInt8]
+    /// Leading bits of ``bytes`` that must match, 0...32 (IPv4) or 0...128 (IPv6) (RFC 4632 §3.1,
+    /// RFC 4291 §2.3).
     public let prefixLength: Int
 
     /// Parses "192.168.1.0/24", "10.0.0.7", "fd00::/8". Returns nil when it is not an address.
@@ -68,6 +70,7 @@ public struct AddressPrefix: Equatable, Sendable, CustomStringConvertible {
         return []
     }
 
+    /// "ADDR/PREFIX" as `inet_ntop(3)` writes the address, e.g. "192.168.1.0/24", "fd00::/8".
     public var description: String {
         var buf = [CChar](repeating: 0, count: 64)
         _ = bytes.withUnsafeBytes { inet_ntop(bytes.count == 4 ? AF_INET : AF_INET6, $0.baseAddress, &buf, 64) }

@@ -11,8 +11,12 @@ import CSystem
 /// with backoff (0.1 s doubling to 2 s) and a listener accepts the next sender, reporting
 /// `.connected` when the stream starts over.
 public final class TCPSource: ByteSource {
+    /// The source as a URL: `tcp://HOST:PORT` or `tcp://[ADDR]:PORT?listen`.
     public let label: String
+    /// Always true: the stream arrives in real time.
     public let isLive = true
+    /// Reads and bytes over all connections so far, connections made or accepted, and senders
+    /// refused by `--allow-from`.
     public var counters: SourceCounters {
         var c = past
         if let s = stream?.counters { c.datagrams += s.datagrams; c.bytes += s.bytes }
@@ -79,6 +83,15 @@ public final class TCPSource: ByteSource {
         Socket.setOption(s, SOL_SOCKET, SO_RCVBUF, Int32(4 << 20))
     }
 
+    /// Waits up to about `timeoutMicros` µs for stream bytes and reads what is there.
+    ///
+    /// With no connection, it accepts the next sender (listen) or tries to reconnect once the
+    /// backoff has passed (client) instead of reading.
+    /// - Returns: `.data` with the arrival time (µs, ``MonotonicClock``); `.disconnected` once
+    ///   when the sender goes away; `.connected` when a new connection starts the stream over
+    ///   (not for the first sender of a listener); `.timeout` otherwise.
+    /// - Throws: ``SourceError/read(_:)`` ("…: read failed: …") on a read error other than
+    ///   EINTR, EAGAIN or ECONNRESET (a reset counts as the sender going away).
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {
         if stream == nil {
             return listenFD >= 0 ? acceptNext(timeoutMicros) : reconnect(timeoutMicros)
@@ -135,6 +148,7 @@ public final class TCPSource: ByteSource {
         }
     }
 
+    /// Closes the connection and the listening socket; no reconnection follows. Safe to call twice.
     public func close() {
         stream?.close()
         stream = nil

@@ -9,9 +9,13 @@ import Glibc
 /// counted and never passed on. The socket asks for a large receive buffer so that a keyframe
 /// burst is not dropped by the kernel while a frame decodes.
 public final class UDPSource: ByteSource {
+    /// The source as a URL, `udp://[ADDR]:PORT[?iface=…]`; with port 0 asked for, the port bound.
     public private(set) var label: String
+    /// Always true: datagrams arrive in real time.
     public let isLive = true
+    /// Always true: each read is one datagram (so RTP can be detected, RFC 3550 §5.1).
     public var deliversDatagrams: Bool { true }
+    /// Datagrams, bytes, empty, cut (MSG_TRUNC) and refused (`--allow-from`) datagrams so far.
     public private(set) var counters = SourceCounters()
     /// Receive buffer the kernel granted, bytes (as `getsockopt(SO_RCVBUF)` reports it).
     public let grantedReceiveBufferBytes: Int
@@ -98,6 +102,12 @@ public final class UDPSource: ByteSource {
         }
     }
 
+    /// Waits up to `timeoutMicros` µs for one datagram and reads it into `buffer` (at most
+    /// ``readBufferBytes``).
+    /// - Returns: `.data` with the arrival time (µs, ``MonotonicClock``) and whether the datagram
+    ///   was cut; `.emptyDatagram` for a zero-length one; `.timeout` when none came, on
+    ///   EINTR/EAGAIN, or when the sender is refused by `--allow-from`; `.end` after ``close()``.
+    /// - Throws: ``SourceError/read(_:)`` ("…: recv failed: …") on any other receive error.
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {
         guard fd >= 0 else { return .end }
         if !waitReadable(fd, timeoutMicros: timeoutMicros) { return .timeout }
@@ -134,6 +144,7 @@ public final class UDPSource: ByteSource {
         return .data(count: count, arrivalMicros: now, truncated: truncated)
     }
 
+    /// Closes the socket (leaving a joined multicast group). Safe to call twice.
     public func close() {
         if fd >= 0 { Glibc.close(fd) }
         fd = -1

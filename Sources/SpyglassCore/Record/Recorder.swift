@@ -40,6 +40,7 @@ public final class Recorder {
     /// The index line header, first line of every `.idx` file.
     public static let header = "offset,size,first_byte_us,last_byte_us,wall_us,capture_wall_us,keyframe,recovery_point,damaged\n"
 
+    /// A recorder that opens its first files with the first access unit it records.
     /// - Parameters:
     ///   - path: recording name; the codec's extension is added unless it is already there.
     ///   - splitBytes/splitMicros: rotation; each new file starts with parameter sets and a

@@ -6,19 +6,25 @@ import CFFmpeg
 public final class LiveSender: @unchecked Sendable {
     /// What to send.
     public enum Input: Sendable {
+        /// The moving test pattern, encoded live with these settings.
         case pattern(VideoEncoder.Settings)
+        /// An Annex B file sent access unit by access unit at `fps` frames per second (nil: the
+        /// SPS's VUI timing, else 30), from the start again when it ends if `loop`.
         case file(path: String, fps: Double?, loop: Bool)
 
         /// True for the live test pattern (encoded here), false for a file sent as is.
         public var isPattern: Bool { if case .pattern = self { return true } else { return false } }
     }
 
+    /// What is sent.
     public let input: Input
+    /// Where it goes: the UDP or TCP destination.
     public let sender: StreamSender
     /// Add our precision time stamp SEI to a file's access units (a pattern is always stamped).
     public var stamp = false
     /// Stop after this many seconds (nil = until the input ends or ``stop`` is set).
     public var durationSeconds: Double?
+    /// Set it from any thread to end ``run()`` before the next access unit.
     public let stop = StopFlag()
     /// Access units sent.
     public private(set) var accessUnitsSent = 0
@@ -36,6 +42,7 @@ public final class LiveSender: @unchecked Sendable {
     public var rtp = false
     private var packetizer: RTPPacketizer?
 
+    /// A sender of `input` to `sender`; nothing is sent before ``run()``.
     public init(input: Input, sender: StreamSender) {
         self.input = input
         self.sender = sender

@@ -17,16 +17,20 @@ public final class StreamSender {
     private let isUDP: Bool
     /// Largest UDP payload sent, bytes.
     public let mtu: Int
-    /// Datagrams (or TCP writes) and bytes sent.
+    /// Datagrams sent (UDP), or access units written whole (TCP).
     public private(set) var datagramsSent = 0
+    /// Bytes sent, payload only (no IP/UDP/TCP headers); a TCP write cut short counts what went out.
     public private(set) var bytesSent = 0
     /// Sends that failed (receiver gone, buffer full); the stream goes on.
     public private(set) var sendErrors = 0
+    /// The destination as a URL, for logs.
     public let label: String
     /// TCP client: the addresses to reconnect to, `(family, sockaddr bytes)`.
     private var connectAddresses: [(Int32, [UInt8])] = []
     private var lost = false
 
+    /// Opens the destination: a UDP socket, a connected TCP socket (one attempt), or a
+    /// listening TCP socket (the receiver is accepted by ``waitForReceiver(timeoutMicros:)``).
     /// - Parameters:
     ///   - destination: where to send (a ``SourceURL`` of kind udp/tcp).
     ///   - mtu: UDP payload cap, bytes (default 1400).
@@ -113,7 +117,8 @@ public final class StreamSender {
         return true
     }
 
-    /// Sends each element as one datagram as is (RTP packets).
+    /// Sends each element as one datagram as is (RTP packets, RFC 3550); UDP only, nothing is
+    /// sent over TCP. A failed datagram is counted in ``sendErrors``.
     public func sendDatagrams(_ datagrams: [[UInt8]]) {
         guard fd >= 0, isUDP else { return }
         for d in datagrams {
@@ -129,7 +134,9 @@ public final class StreamSender {
     /// True for a UDP destination.
     public var isDatagram: Bool { isUDP }
 
-    /// Sends one access unit (Annex B bytes).
+    /// Sends one access unit (Annex B bytes): over UDP cut into datagrams of at most ``mtu``
+    /// bytes; over TCP in one write. When the TCP receiver is gone, the connection is closed,
+    /// logged once, and ``waitForReceiver(timeoutMicros:)`` gets the next one.
     public func send(_ bytes: [UInt8]) {
         guard fd >= 0 else { return }
         bytes.withUnsafeBytes { raw in

@@ -74,6 +74,6 @@ public struct AddressPrefix: Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         var buf = [CChar](repeating: 0, count: 64)
         _ = bytes.withUnsafeBytes { inet_ntop(bytes.count == 4 ? AF_INET : AF_INET6, $0.baseAddress, &buf, 64) }
-        return String(cString: buf) + "/\(prefixLength)"
+        return buf.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } + "/\(prefixLength)"
     }
 }

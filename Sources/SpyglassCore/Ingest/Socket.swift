@@ -40,7 +40,9 @@ enum SocketAddress {
         let rc = getnameinfo(storage.assumingMemoryBound(to: sockaddr.self), length, &host, socklen_t(host.count),
                              &serv, socklen_t(serv.count), NI_NUMERICHOST | NI_NUMERICSERV)
         guard rc == 0 else { return "?" }
-        return "\(String(cString: host)):\(String(cString: serv))"
+        let hostText = host.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let servText = serv.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return "\(hostText):\(servText)"
     }
 }
 

@@ -127,7 +127,7 @@ final class PlayFeed {
 
     private static func nothingDecoded(_ s: FeedSummary) -> String {
         if s.refusedAccessUnits > 0 {
-            return "\(s.source): every picture's SPS is over the picture-size cap (--max-size, default 8192x4320)"
+            return "\(s.source): every picture's SPS is over the picture-size cap (--max-size, default \(PictureSizeCap.default.width)x\(PictureSizeCap.default.height))"
         } else if s.accessUnits > 0 {
             return "\(s.source): \(s.accessUnits) \(s.codec ?? "") access units found but no picture could be decoded (\(s.decodeErrors) decode errors)"
         }

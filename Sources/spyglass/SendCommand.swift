@@ -35,10 +35,13 @@ func parseBitrate(_ s: String) -> Int? {
     return Int(v * mult)
 }
 
+/// Parses a test-pattern size "WxH": even, from 16x16 up to ``PictureSizeCap/default`` (what a
+/// receiver accepts without `--max-size`).
 func parseSize(_ s: String, flag: String) throws -> (Int, Int) {
     let parts = s.split(separator: "x").compactMap { Int($0) }
-    guard parts.count == 2, parts[0] >= 16, parts[1] >= 16, parts[0] <= 8192, parts[1] <= 4320,
-          parts[0] % 2 == 0, parts[1] % 2 == 0 else { throw CLIError.usage("\(flag): '\(s)' (use even WxH, 16x16 to 8192x4320)") }
+    let cap = PictureSizeCap.default
+    guard parts.count == 2, parts[0] >= 16, parts[1] >= 16, parts[0] <= cap.width, parts[1] <= cap.height,
+          parts[0] % 2 == 0, parts[1] % 2 == 0 else { throw CLIError.usage("\(flag): '\(s)' (use even WxH, 16x16 to \(cap))") }
     return (parts[0], parts[1])
 }
 
@@ -122,8 +125,8 @@ func runSend(_ argv: [String]) throws -> Int32 {
         Log.info("sending \(positional[0]) to \(dest)")
     }
     do { try live.run() } catch { Log.error("\(error)"); return 1 }
-    let encode = input.isPattern && live.accessUnitsSent > 0
-        ? String(format: "; encode mean %.2f ms per frame", live.encodeMillisTotal / Double(live.accessUnitsSent)) : ""
+    let encode = input.isPattern && live.framesEncoded > 0
+        ? String(format: "; encode mean %.2f ms per frame", live.encodeMillisMean) : ""
     Log.info("sent \(live.accessUnitsSent) access units, \(sender.datagramsSent) \(sender.isDatagram ? "datagrams" : "writes"), \(sender.bytesSent) bytes\(encode)")
     return 0
 }

@@ -42,7 +42,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | 
                            streaming back gives optical glass-to-glass (optical_ms in --latency-log)
   --vsync                  wait for vblank on present (off by default)
   --max-au-mb N            largest access unit (default 32)
-  --max-size WxH           largest picture accepted from an SPS (default 8192x4320)
+  --max-size WxH           largest picture accepted from an SPS (default \(PictureSizeCap.default))
   --quiet                  only errors and the summary
   --verbose                also libavcodec's own warnings
 Window keys: f fullscreen, s link statistics, q/Esc quit

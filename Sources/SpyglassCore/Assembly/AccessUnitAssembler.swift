@@ -62,9 +62,9 @@ public struct AccessUnitAssembler {
     /// - Parameters:
     ///   - codec: the stream's codec.
     ///   - maxAccessUnitBytes: cap on one access unit in bytes (default 32 MiB).
-    ///   - maxPictureWidth/maxPictureHeight: SPS beyond these are refused (default 8192x4320).
+    ///   - maxPictureWidth/maxPictureHeight: SPS beyond these are refused (default ``PictureSizeCap/default``, 8192x4320).
     public init(codec: VideoCodec, maxAccessUnitBytes: Int = 32 << 20,
-                maxPictureWidth: Int = 8192, maxPictureHeight: Int = 4320) {
+                maxPictureWidth: Int = PictureSizeCap.default.width, maxPictureHeight: Int = PictureSizeCap.default.height) {
         self.codec = codec
         self.maxAccessUnitBytes = maxAccessUnitBytes
         self.parameterSets = ParameterSetStore(codec: codec, maxWidth: maxPictureWidth, maxHeight: maxPictureHeight)

@@ -4,17 +4,27 @@
 /// (2) a decoder that is (re)opened mid-stream can be primed when a later IDR comes without
 /// its parameter sets, and (3) a change of SPS under the same id is noticed and logged.
 public struct ParameterSetStore: Sendable {
+    /// The stream's codec: which NAL unit types are parameter sets (H.264 7/8, H.265 32/33/34).
     public let codec: VideoCodec
     let maxWidth: Int
     let maxHeight: Int
 
-    /// Raw units (as sent, header included) by id, in the order VPS, SPS, PPS.
+    /// Raw H.265 VPS units (as sent: escaped, header included) by vps_video_parameter_set_id
+    /// (ITU-T H.265 §7.4.3.1).
     public private(set) var vps: [Int: [UInt8]] = [:]
+    /// Raw SPS units (as sent: escaped, header included) by seq_parameter_set_id
+    /// (ITU-T H.264 §7.4.2.1.1, H.265 §7.4.3.2.1).
     public private(set) var sps: [Int: [UInt8]] = [:]
+    /// Raw PPS units (as sent: escaped, header included) by pic_parameter_set_id
+    /// (ITU-T H.264 §7.4.2.2, H.265 §7.4.3.3.1).
     public private(set) var pps: [Int: [UInt8]] = [:]
+    /// Parsed H.264 SPSs by seq_parameter_set_id (ITU-T H.264 §7.3.2.1.1).
     public private(set) var h264SPS: [Int: H264SPS] = [:]
+    /// Parsed H.264 PPSs by pic_parameter_set_id (ITU-T H.264 §7.3.2.2).
     public private(set) var h264PPS: [Int: H264PPS] = [:]
+    /// Parsed H.265 SPSs by sps_seq_parameter_set_id (ITU-T H.265 §7.3.2.2.1).
     public private(set) var h265SPS: [Int: H265SPS] = [:]
+    /// Parsed H.265 PPSs by pps_pic_parameter_set_id (ITU-T H.265 §7.3.2.3.1).
     public private(set) var h265PPS: [Int: H265PPS] = [:]
     /// The stream format of the most recently stored SPS.
     public private(set) var latestFormat: StreamFormat?
@@ -24,13 +34,14 @@ public struct ParameterSetStore: Sendable {
     public private(set) var oversizePictures = 0
     /// One line per SPS change (id reused with different content), oldest first; at most 32 kept.
     public private(set) var changes: [String] = []
-    /// The last parse error, for a one-line message.
-    public private(set) var lastError: String?
 
+    /// An empty store for one stream.
     /// - Parameters:
     ///   - codec: the stream's codec.
-    ///   - maxWidth/maxHeight: an SPS over this picture size is refused (luma samples).
-    public init(codec: VideoCodec, maxWidth: Int = 8192, maxHeight: Int = 4320) {
+    ///   - maxWidth/maxHeight: an SPS over this picture size is refused (luma samples;
+    ///     default ``PictureSizeCap/default``).
+    public init(codec: VideoCodec, maxWidth: Int = PictureSizeCap.default.width,
+                maxHeight: Int = PictureSizeCap.default.height) {
         self.codec = codec
         self.maxWidth = maxWidth
         self.maxHeight = maxHeight
@@ -76,13 +87,11 @@ public struct ParameterSetStore: Sendable {
             default:
                 break
             }
-        } catch BitstreamError.unsupported(let why) {
+        } catch BitstreamError.unsupported {
             oversizePictures += 1
-            lastError = why
             refusing = true
         } catch {
             invalidParameterSets += 1
-            lastError = "\(error)"
         }
     }
 
@@ -113,17 +122,16 @@ public struct ParameterSetStore: Sendable {
 
 /// The slice-header fields that decide whether a VCL unit starts a new picture.
 public struct SliceInfo {
+    /// The H.264 slice header start; nil for H.265, or when the header could not be read.
     public let h264: H264SliceHeaderStart?
+    /// The H.265 slice segment header start; nil for H.264, or when the header could not be read.
     public let h265: H265SliceSegmentHeaderStart?
+    /// The unit's NAL unit header (ITU-T H.264 §7.3.1, H.265 §7.3.1.2).
     public let header: NALUnitHeader
 
-    /// True when this slice begins a picture other than `previous`'s.
-    /// H.264: §7.4.1.2.4 (first_mb_in_slice, frame_num, pps id, field flags, nal_ref_idc, POC, idr_pic_id).
-    /// H.265: `first_slice_segment_in_pic_flag` (§7.4.7.1).
-    /// An unreadable header never splits a picture (the decoder will count it).
     /// True only when this slice is known to belong to `previous`'s picture and not to begin
     /// it: H.264 `first_mb_in_slice` > 0 with the §7.4.1.2.4 fields equal; H.265
-    /// `first_slice_segment_in_pic_flag` = 0. False when either header is unreadable.
+    /// `first_slice_segment_in_pic_flag` = 0 (§7.4.7.1). False when either header is unreadable.
     public func continuesPicture(of previous: SliceInfo) -> Bool {
         if let cur = h264, let prev = previous.h264 {
             return cur.firstMbInSlice != 0 && !H264SliceHeaderStart.startsNewPicture(previous: prev, current: cur)
@@ -132,6 +140,18 @@ public struct SliceInfo {
         return false
     }
 
+    /// True when this slice begins a new picture after `previous`, the slice before it in the
+    /// stream: it is the first VCL NAL unit of a new primary coded picture (ITU-T H.264
+    /// §7.4.1.2.4), or a slice segment with `first_slice_segment_in_pic_flag` = 1 (ITU-T H.265
+    /// §7.4.7.1).
+    ///
+    /// - H.264: ``H264SliceHeaderStart/startsNewPicture(previous:current:)``, i.e. the §7.4.1.2.4
+    ///   comparisons (frame_num, pic_parameter_set_id, field flags, nal_ref_idc, POC fields,
+    ///   IdrPicFlag, idr_pic_id) or `first_mb_in_slice` = 0. When `previous`'s header could not
+    ///   be read, `first_mb_in_slice` = 0 alone decides.
+    /// - H.265: `first_slice_segment_in_pic_flag` alone; `previous` is not looked at.
+    /// - A slice whose own header could not be read never starts a picture (false): it stays
+    ///   with the picture before it, and the decoder counts it.
     public func startsNewPicture(after previous: SliceInfo) -> Bool {
         if let cur = h264 {
             guard let prev = previous.h264 else { return cur.firstMbInSlice == 0 }

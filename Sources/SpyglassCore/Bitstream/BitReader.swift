@@ -7,6 +7,7 @@ public enum BitstreamError: Error, Equatable, CustomStringConvertible {
     /// The syntax is legal but beyond what Spyglass accepts (for example a picture over the size cap).
     case unsupported(String)
 
+    /// "truncated: …", "invalid: …" or "unsupported: …", for a one-line message.
     public var description: String {
         switch self {
         case .truncated(let s): return "truncated: \(s)"
@@ -19,11 +20,13 @@ public enum BitstreamError: Error, Equatable, CustomStringConvertible {
 /// Reads bits MSB-first from an RBSP (emulation prevention already removed), with the
 /// descriptors of ITU-T H.264 §7.2 / H.265 §7.2: `u(n)`, `ue(v)`, `se(v)` (Exp-Golomb, §9.1).
 public struct BitReader {
+    /// The RBSP being read (no emulation prevention bytes).
     public let bytes: [UInt8]
     /// Position in bits from the start of `bytes`.
     public private(set) var bitPosition: Int = 0
 
-    /// - Parameter bytes: the RBSP to read.
+    /// A reader at bit 0 of `bytes`.
+    /// - Parameter bytes: the RBSP to read (unescape NAL unit bytes with ``RBSP/unescape(_:)`` first).
     public init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// Bits not yet read.
@@ -82,16 +85,4 @@ public struct BitReader {
 
     /// Reads `u(1)` as a flag.
     public mutating func flag() throws -> Bool { try bit() }
-
-    /// True when only `rbsp_trailing_bits` (a 1 then zeros) or nothing remains (H.264 §7.2 `more_rbsp_data()`).
-    public var moreRBSPData: Bool {
-        guard bitsLeft > 0 else { return false }
-        // Find the last 1 bit in the buffer: the stop bit.
-        var last = bytes.count - 1
-        while last >= 0 && bytes[last] == 0 { last -= 1 }
-        guard last >= 0 else { return false }
-        let trailingZeroBits = bytes[last].trailingZeroBitCount
-        let stopBitPosition = last * 8 + (7 - trailingZeroBits)
-        return bitPosition < stopBitPosition
-    }
 }

@@ -27,10 +27,10 @@ private func h264CeilDiv(_ a: Int, _ b: Int) -> Int {
 
 /// An H.264 sequence parameter set (`seq_parameter_set_rbsp`, ITU-T H.264 §7.3.2.1.1) with a VUI summary (Annex E.1.1).
 public struct H264SPS: Sendable, Hashable {
-    /// Default cap on the cropped picture width, in luma samples.
-    public static let defaultMaxPictureWidth = 8192
-    /// Default cap on the cropped picture height, in luma samples.
-    public static let defaultMaxPictureHeight = 4320
+    /// Default cap on the cropped picture width, in luma samples (``PictureSizeCap/default``).
+    public static let defaultMaxPictureWidth = PictureSizeCap.default.width
+    /// Default cap on the cropped picture height, in luma samples (``PictureSizeCap/default``).
+    public static let defaultMaxPictureHeight = PictureSizeCap.default.height
 
     /// nal_ref_idc of the SPS NAL unit, 0...3 (ITU-T H.264 §7.4.1).
     public private(set) var nalRefIdc: Int = 0
@@ -158,7 +158,8 @@ public struct H264SPS: Sendable, Hashable {
     ///   - maxWidth: largest accepted cropped width in pixels; wider pictures throw `.unsupported`.
     ///   - maxHeight: largest accepted cropped height in pixels; taller pictures throw `.unsupported`.
     ///     The coded size may exceed the cap only by the macroblock rounding (16 across, 32 down).
-    public init<C: Collection>(nalUnit: C, maxWidth: Int = 8192, maxHeight: Int = 4320) throws where C.Element == UInt8 {
+    public init<C: Collection>(nalUnit: C, maxWidth: Int = PictureSizeCap.default.width,
+                                    maxHeight: Int = PictureSizeCap.default.height) throws where C.Element == UInt8 {
         var r = BitReader(RBSP.unescape(nalUnit))
         let header = try readH264NALHeader(&r)
         guard header.type == 7 else { throw BitstreamError.invalid("nal_unit_type \(header.type) is not an SPS (7)") }

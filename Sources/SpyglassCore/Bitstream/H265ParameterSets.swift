@@ -214,10 +214,10 @@ public struct H265ShortTermRefPicSet: Sendable, Hashable {
 
 /// An H.265 sequence parameter set (`seq_parameter_set_rbsp`, ITU-T H.265 §7.3.2.2.1) with a VUI summary (Annex E.2.1).
 public struct H265SPS: Sendable, Hashable {
-    /// Default cap on the cropped picture width, in luma samples.
-    public static let defaultMaxPictureWidth = 8192
-    /// Default cap on the cropped picture height, in luma samples.
-    public static let defaultMaxPictureHeight = 4320
+    /// Default cap on the cropped picture width, in luma samples (``PictureSizeCap/default``).
+    public static let defaultMaxPictureWidth = PictureSizeCap.default.width
+    /// Default cap on the cropped picture height, in luma samples (``PictureSizeCap/default``).
+    public static let defaultMaxPictureHeight = PictureSizeCap.default.height
 
     /// sps_video_parameter_set_id, 0...15 (ITU-T H.265 §7.4.3.2.1).
     public private(set) var spsVideoParameterSetId: Int = 0
@@ -382,7 +382,8 @@ public struct H265SPS: Sendable, Hashable {
     ///   - maxWidth: largest accepted cropped width in pixels; wider pictures throw `.unsupported`.
     ///   - maxHeight: largest accepted cropped height in pixels; taller pictures throw `.unsupported`.
     ///     The coded size may exceed the cap only up to the next multiple of 64.
-    public init<C: Collection>(nalUnit: C, maxWidth: Int = 8192, maxHeight: Int = 4320) throws where C.Element == UInt8 {
+    public init<C: Collection>(nalUnit: C, maxWidth: Int = PictureSizeCap.default.width,
+                                    maxHeight: Int = PictureSizeCap.default.height) throws where C.Element == UInt8 {
         var r = BitReader(RBSP.unescape(nalUnit))
         let header = try readH265NALHeader(&r)
         guard header.type == 33 else { throw BitstreamError.invalid("nal_unit_type \(header.type) is not an SPS (33)") }

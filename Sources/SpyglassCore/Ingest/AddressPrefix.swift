@@ -7,6 +7,8 @@ import Glibc
 public struct AddressPrefix: Equatable, Sendable, CustomStringConvertible {
     /// Network-order address bytes (4 or 16).
     public let bytes: [UInt8]
+    /// Leading bits of ``bytes`` that must match, 0...32 (IPv4) or 0...128 (IPv6) (RFC 4632 §3.1,
+    /// RFC 4291 §2.3).
     public let prefixLength: Int
 
     /// Parses "192.168.1.0/24", "10.0.0.7", "fd00::/8". Returns nil when it is not an address.
@@ -48,6 +50,12 @@ public struct AddressPrefix: Equatable, Sendable, CustomStringConvertible {
         return true
     }
 
+    /// True when the address is a multicast group: 224.0.0.0/4 for IPv4 (RFC 5771 §2), ff00::/8
+    /// for IPv6 (RFC 4291 §2.7). Only the address is looked at, not the prefix length.
+    public var isMulticast: Bool {
+        bytes.count == 4 ? (bytes[0] & 0xF0) == 0xE0 : bytes[0] == 0xFF
+    }
+
     /// The address bytes of a `sockaddr_in`/`sockaddr_in6`.
     static func addressBytes(_ storage: UnsafeRawPointer) -> [UInt8] {
         let family = storage.assumingMemoryBound(to: sockaddr.self).pointee.sa_family
@@ -62,9 +70,10 @@ public struct AddressPrefix: Equatable, Sendable, CustomStringConvertible {
         return []
     }
 
+    /// "ADDR/PREFIX" as `inet_ntop(3)` writes the address, e.g. "192.168.1.0/24", "fd00::/8".
     public var description: String {
         var buf = [CChar](repeating: 0, count: 64)
         _ = bytes.withUnsafeBytes { inet_ntop(bytes.count == 4 ? AF_INET : AF_INET6, $0.baseAddress, &buf, 64) }
-        return String(cString: buf) + "/\(prefixLength)"
+        return buf.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } + "/\(prefixLength)"
     }
 }

@@ -11,8 +11,12 @@ import CSystem
 /// with backoff (0.1 s doubling to 2 s) and a listener accepts the next sender, reporting
 /// `.connected` when the stream starts over.
 public final class TCPSource: ByteSource {
+    /// The source as a URL: `tcp://HOST:PORT` or `tcp://[ADDR]:PORT?listen`.
     public let label: String
+    /// Always true: the stream arrives in real time.
     public let isLive = true
+    /// Reads and bytes over all connections so far, connections made or accepted, and senders
+    /// refused by `--allow-from`.
     public var counters: SourceCounters {
         var c = past
         if let s = stream?.counters { c.datagrams += s.datagrams; c.bytes += s.bytes }
@@ -32,8 +36,6 @@ public final class TCPSource: ByteSource {
     public private(set) var listeningPort: UInt16 = 0
     /// The peer of the current connection, "host:port".
     public private(set) var peer: String = ""
-    /// True while a sender is connected.
-    public var isConnected: Bool { stream != nil }
     private let connectTarget: (String, UInt16)?
 
     /// Connects to a sender.
@@ -52,58 +54,44 @@ public final class TCPSource: ByteSource {
         label = SourceURL.tcpListen(host: host, port: port).description
         connectTarget = nil
         self.allowFrom = allowFrom
-        let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Int32(SOCK_STREAM.rawValue), passive: true)
-        var lastError = "no address"
-        for (family, addr) in addrs {
-            let s = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard s >= 0 else { lastError = errnoText(); continue }
-            var one: Int32 = 1
-            setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-            let rc = addr.withUnsafeBytes { bind(s, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }
-            if rc == 0 && listen(s, 4) == 0 { listenFD = s; break }
-            lastError = errno == EADDRINUSE ? "port \(port) already in use" : errnoText()
-            Glibc.close(s)
+        let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Socket.stream, passive: true)
+        switch Socket.bind(addrs, type: Socket.stream, reuseAddress: true, listenBacklog: 4) {
+        case .success(let s): listenFD = s
+        case .failure(let f): throw SourceError.open("\(label): \(f.bindText(port: port))")
         }
-        guard listenFD >= 0 else { throw SourceError.open("\(label): \(lastError)") }
-        var ss = sockaddr_storage()
-        var sl = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        withUnsafeMutablePointer(to: &ss) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = getsockname(listenFD, $0, &sl) }
-        }
-        listeningPort = withUnsafePointer(to: &ss) { p -> UInt16 in
-            p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
-        }
+        listeningPort = Socket.localPort(listenFD) ?? 0
     }
 
     private func connect() throws {
         guard let (host, port) = connectTarget else { return }
-        let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Int32(SOCK_STREAM.rawValue), passive: false)
-        var lastError = "no address"
-        for (family, addr) in addrs {
-            let s = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard s >= 0 else { lastError = errnoText(); continue }
-            let rc = addr.withUnsafeBytes { Glibc.connect(s, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }
-            if rc == 0 {
-                Self.tune(s)
-                stream = StreamFDSource(fd: s, label: label, isLive: true)
-                connections += 1
-                peer = "\(host):\(port)"
-                backoffMicros = 100_000
-                return
-            }
-            lastError = errnoText()
-            Glibc.close(s)
+        let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Socket.stream, passive: false)
+        switch Socket.connect(addrs) {
+        case .success(let s):
+            Self.tune(s)
+            stream = StreamFDSource(fd: s, label: label, isLive: true)
+            connections += 1
+            peer = "\(host):\(port)"
+            backoffMicros = 100_000
+        case .failure(let f):
+            throw SourceError.open("\(label): \(f.text)")
         }
-        throw SourceError.open("\(label): \(lastError)")
     }
 
+    /// TCP_NODELAY and a 4 MiB receive buffer on a connected socket.
     private static func tune(_ s: Int32) {
-        var one: Int32 = 1
-        setsockopt(s, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        var buf: Int32 = 4 << 20
-        setsockopt(s, SOL_SOCKET, SO_RCVBUF, &buf, socklen_t(MemoryLayout<Int32>.size))
+        Socket.setOption(s, Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1))
+        Socket.setOption(s, SOL_SOCKET, SO_RCVBUF, Int32(4 << 20))
     }
 
+    /// Waits up to about `timeoutMicros` µs for stream bytes and reads what is there.
+    ///
+    /// With no connection, it accepts the next sender (listen) or tries to reconnect once the
+    /// backoff has passed (client) instead of reading.
+    /// - Returns: `.data` with the arrival time (µs, ``MonotonicClock``); `.disconnected` once
+    ///   when the sender goes away; `.connected` when a new connection starts the stream over
+    ///   (not for the first sender of a listener); `.timeout` otherwise.
+    /// - Throws: ``SourceError/read(_:)`` ("…: read failed: …") on a read error other than
+    ///   EINTR, EAGAIN or ECONNRESET (a reset counts as the sender going away).
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {
         if stream == nil {
             return listenFD >= 0 ? acceptNext(timeoutMicros) : reconnect(timeoutMicros)
@@ -160,6 +148,7 @@ public final class TCPSource: ByteSource {
         }
     }
 
+    /// Closes the connection and the listening socket; no reconnection follows. Safe to call twice.
     public func close() {
         stream?.close()
         stream = nil

@@ -9,9 +9,13 @@ import Glibc
 /// counted and never passed on. The socket asks for a large receive buffer so that a keyframe
 /// burst is not dropped by the kernel while a frame decodes.
 public final class UDPSource: ByteSource {
+    /// The source as a URL, `udp://[ADDR]:PORT[?iface=…]`; with port 0 asked for, the port bound.
     public private(set) var label: String
+    /// Always true: datagrams arrive in real time.
     public let isLive = true
+    /// Always true: each read is one datagram (so RTP can be detected, RFC 3550 §5.1).
     public var deliversDatagrams: Bool { true }
+    /// Datagrams, bytes, empty, cut (MSG_TRUNC) and refused (`--allow-from`) datagrams so far.
     public private(set) var counters = SourceCounters()
     /// Receive buffer the kernel granted, bytes (as `getsockopt(SO_RCVBUF)` reports it).
     public let grantedReceiveBufferBytes: Int
@@ -19,35 +23,31 @@ public final class UDPSource: ByteSource {
     public let boundPort: UInt16
     private var fd: Int32
     private let allowFrom: [AddressPrefix]
-    /// Datagrams dropped because their sender is not in `--allow-from`.
-    public private(set) var disallowedDatagrams = 0
 
     /// Joins a multicast group (IP_ADD_MEMBERSHIP / IPV6_JOIN_GROUP).
     private static func join(_ fd: Int32, group: AddressPrefix, interface: String?, label: String) throws {
         var ifindex: UInt32 = 0
         var ifaddr = in_addr(s_addr: 0)
         if let interface {
-            if let a = AddressPrefix(interface), a.bytes.count == 4 {
-                ifaddr = a.bytes.withUnsafeBytes { $0.load(as: in_addr.self) }
-            } else {
-                ifindex = if_nametoindex(interface)
-                guard ifindex != 0 else { throw SourceError.open("\(label): no interface '\(interface)'") }
+            guard let named = Socket.multicastInterface(interface) else {
+                throw SourceError.open("\(label): no interface '\(interface)'")
             }
+            (ifaddr, ifindex) = named
         }
-        var rc: Int32
+        let joined: Bool
         if group.bytes.count == 4 {
             var m = ip_mreqn()
             m.imr_multiaddr = group.bytes.withUnsafeBytes { $0.load(as: in_addr.self) }
             m.imr_address = ifaddr
             m.imr_ifindex = Int32(ifindex)
-            rc = setsockopt(fd, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, &m, socklen_t(MemoryLayout<ip_mreqn>.size))
+            joined = Socket.setOption(fd, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, m)
         } else {
             var m = ipv6_mreq()
             m.ipv6mr_multiaddr = group.bytes.withUnsafeBytes { $0.load(as: in6_addr.self) }
             m.ipv6mr_interface = ifindex
-            rc = setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_ADD_MEMBERSHIP, &m, socklen_t(MemoryLayout<ipv6_mreq>.size))
+            joined = Socket.setOption(fd, Int32(IPPROTO_IPV6), IPV6_ADD_MEMBERSHIP, m)
         }
-        guard rc == 0 else { throw SourceError.open("\(label): cannot join the multicast group: \(errnoText())") }
+        guard joined else { throw SourceError.open("\(label): cannot join the multicast group: \(errnoText())") }
     }
 
     /// Largest UDP payload over IPv4/IPv6 without jumbograms, bytes.
@@ -71,53 +71,30 @@ public final class UDPSource: ByteSource {
         let label = label ?? SourceURL.udp(host: host, port: port, interface: multicastInterface).description
         self.label = label
         let group = host.flatMap { AddressPrefix($0) }
-        let isMulticast = group.map { $0.bytes.count == 4 ? ($0.bytes[0] & 0xF0) == 0xE0 : $0.bytes[0] == 0xFF } ?? false
+        let isMulticast = group?.isMulticast ?? false
         // A multicast receiver binds the group's port on all addresses, shared with other receivers.
         let bindHost: String? = isMulticast ? (group!.bytes.count == 4 ? "0.0.0.0" : "::") : host
-        let addrs = try SocketAddress.resolve(host: bindHost, port: port, socketType: Int32(SOCK_DGRAM.rawValue), passive: true)
-        var lastError = "no address"
-        var bound: Int32 = -1
-        for (family, addr) in addrs {
-            let s = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard s >= 0 else { lastError = errnoText(); continue }
-            if isMulticast {
-                var one: Int32 = 1
-                setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-            }
-            let rc = addr.withUnsafeBytes { bind(s, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }
-            if rc == 0 { bound = s; break }
-            lastError = errno == EADDRINUSE ? "port \(port) already in use" : errnoText()
-            Glibc.close(s)
+        let addrs = try SocketAddress.resolve(host: bindHost, port: port, socketType: Socket.datagram, passive: true)
+        let bound: Int32
+        switch Socket.bind(addrs, type: Socket.datagram, reuseAddress: isMulticast) {
+        case .success(let s): bound = s
+        case .failure(let f): throw SourceError.open("\(label): \(f.bindText(port: port))")
         }
-        guard bound >= 0 else { throw SourceError.open("\(label): \(lastError)") }
         if isMulticast, let group {
             try Self.join(bound, group: group, interface: multicastInterface, label: label)
         }
         fd = bound
         let fd = bound
         // SO_RCVBUFFORCE passes the rmem_max cap when we are root; SO_RCVBUF otherwise.
-        var want = Int32(receiveBufferBytes)
-        if setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, socklen_t(MemoryLayout<Int32>.size)) != 0 {
-            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, socklen_t(MemoryLayout<Int32>.size))
+        let want = Int32(receiveBufferBytes)
+        if !Socket.setOption(fd, SOL_SOCKET, SO_RCVBUFFORCE, want) {
+            Socket.setOption(fd, SOL_SOCKET, SO_RCVBUF, want)
         }
         var got: Int32 = 0
         var len = socklen_t(MemoryLayout<Int32>.size)
         getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &len)
         grantedReceiveBufferBytes = Int(got)
-        var ss = sockaddr_storage()
-        var sl = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        var port = port
-        withUnsafeMutablePointer(to: &ss) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-                if getsockname(fd, sa, &sl) == 0 {
-                    if Int32(sa.pointee.sa_family) == AF_INET {
-                        p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { port = UInt16(bigEndian: $0.pointee.sin_port) }
-                    } else if Int32(sa.pointee.sa_family) == AF_INET6 {
-                        p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { port = UInt16(bigEndian: $0.pointee.sin6_port) }
-                    }
-                }
-            }
-        }
+        let port = Socket.localPort(fd) ?? port
         boundPort = port
         if label.hasSuffix(":0") || label.contains(":0?") {
             // Port 0 asked for: name the port the kernel gave.
@@ -125,6 +102,12 @@ public final class UDPSource: ByteSource {
         }
     }
 
+    /// Waits up to `timeoutMicros` µs for one datagram and reads it into `buffer` (at most
+    /// ``readBufferBytes``).
+    /// - Returns: `.data` with the arrival time (µs, ``MonotonicClock``) and whether the datagram
+    ///   was cut; `.emptyDatagram` for a zero-length one; `.timeout` when none came, on
+    ///   EINTR/EAGAIN, or when the sender is refused by `--allow-from`; `.end` after ``close()``.
+    /// - Throws: ``SourceError/read(_:)`` ("…: recv failed: …") on any other receive error.
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {
         guard fd >= 0 else { return .end }
         if !waitReadable(fd, timeoutMicros: timeoutMicros) { return .timeout }
@@ -145,7 +128,6 @@ public final class UDPSource: ByteSource {
         if !allowFrom.isEmpty {
             let address = withUnsafePointer(to: &peer) { AddressPrefix.addressBytes(UnsafeRawPointer($0)) }
             if !allowFrom.contains(where: { $0.contains(address) }) {
-                disallowedDatagrams += 1
                 counters.disallowed += 1
                 return .timeout
             }
@@ -162,6 +144,7 @@ public final class UDPSource: ByteSource {
         return .data(count: count, arrivalMicros: now, truncated: truncated)
     }
 
+    /// Closes the socket (leaving a joined multicast group). Safe to call twice.
     public func close() {
         if fd >= 0 { Glibc.close(fd) }
         fd = -1

@@ -28,6 +28,8 @@ public struct SequenceTracker {
         case restart
     }
 
+    /// Loss, reordering, duplicates and restarts counted so far, in packets (sequence checks
+    /// after RFC 3550 §A.1).
     public private(set) var counters = Counters()
     private var ssrc: UInt32?
     private var expected: UInt16 = 0
@@ -35,7 +37,9 @@ public struct SequenceTracker {
     /// A jump larger than this (forward or back) is a restart, not loss (RFC 3550 MAX_DROPOUT-like).
     public let restartJump: Int
 
-    /// - Parameter restartJump: sequence distance that means a new stream (default 3000).
+    /// A tracker that has seen no packet yet.
+    /// - Parameter restartJump: sequence distance, in packets, that means a new stream (default
+    ///   3000, RFC 3550 §A.1 MAX_DROPOUT).
     public init(restartJump: Int = 3000) { self.restartJump = restartJump }
 
     /// Classifies a packet's sequence number.
@@ -74,12 +78,6 @@ public struct SequenceTracker {
         recent.removeAll()
         accept(seq)
         return .restart
-    }
-
-    /// Forgets the stream (SSRC, sequence) but keeps the counters: the next packet starts anew.
-    public mutating func forgetStream() {
-        ssrc = nil
-        recent.removeAll()
     }
 
     private mutating func accept(_ seq: UInt16) {

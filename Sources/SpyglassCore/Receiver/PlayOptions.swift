@@ -41,31 +41,6 @@ public struct PlayOptions: Sendable {
     public init() {}
 }
 
-/// Opens a ``ByteSource`` for a ``SourceURL``.
-/// - Throws: ``SourceError/open(_:)`` with a one-line message.
-public func openSource(_ url: SourceURL, options: ReceiverOptions) throws -> ByteSource {
-    switch url {
-    case .udp(let host, let port, let iface):
-        let s = try UDPSource(host: host, port: port, receiveBufferBytes: options.udpReceiveBufferBytes,
-                              multicastInterface: iface, allowFrom: options.allowFrom)
-        let group = host.flatMap { AddressPrefix($0) }.map { $0.bytes.count == 4 ? ($0.bytes[0] & 0xF0) == 0xE0 : $0.bytes[0] == 0xFF } ?? false
-        Log.info("\(s.label): listening (port \(s.boundPort))\(group ? ", joined the multicast group" : ""), receive buffer \(s.grantedReceiveBufferBytes / 1024) KiB (the kernel reports twice the \(options.udpReceiveBufferBytes / 1024) KiB asked for: its bookkeeping)")
-        return s
-    case .tcpConnect(let host, let port):
-        let s = try TCPSource(connectTo: host, port: port)
-        Log.info("\(s.label): connected")
-        return s
-    case .tcpListen(let host, let port):
-        let s = try TCPSource(listenOn: host, port: port, allowFrom: options.allowFrom)
-        Log.info("\(s.label): waiting for a sender on port \(s.listeningPort)")
-        return s
-    case .file(let path):
-        return try StreamFDSource.file(path: path)
-    case .stdin:
-        return StreamFDSource.stdin()
-    }
-}
-
 /// Writes an RGB24 picture as binary PPM (P6).
 /// - Throws: ``SourceError/open(_:)`` when the file cannot be created or written.
 public func writePPM(path: String, width: Int, height: Int, rgb: [UInt8]) throws {

@@ -54,8 +54,8 @@ public struct ReceiverOptions: Sendable {
     /// Cap on one access unit, bytes.
     public var maxAccessUnitBytes = 32 << 20
     /// Cap on picture size from an SPS, luma samples.
-    public var maxPictureWidth = 8192
-    public var maxPictureHeight = 4320
+    public var maxPictureWidth = PictureSizeCap.default.width
+    public var maxPictureHeight = PictureSizeCap.default.height
     /// Senders accepted (`--allow-from`); empty = everyone.
     public var allowFrom: [AddressPrefix] = []
     /// UDP receive buffer to ask the kernel for, bytes.

@@ -40,6 +40,7 @@ public final class Recorder {
     /// The index line header, first line of every `.idx` file.
     public static let header = "offset,size,first_byte_us,last_byte_us,wall_us,capture_wall_us,keyframe,recovery_point,damaged\n"
 
+    /// A recorder that opens its first files with the first access unit it records.
     /// - Parameters:
     ///   - path: recording name; the codec's extension is added unless it is already there.
     ///   - splitBytes/splitMicros: rotation; each new file starts with parameter sets and a
@@ -103,15 +104,9 @@ public final class Recorder {
         return true
     }
 
+    /// Writes all of `data`; false (with `errno` set) when a write failed.
     private func write(_ fd: Int32, _ data: [UInt8]) -> Bool {
-        var off = 0
-        while off < data.count {
-            let n = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, data.count - off) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
-            off += n
-        }
-        return true
+        writeAll(fd, data) == data.count
     }
 
     private func fail(_ why: String) {

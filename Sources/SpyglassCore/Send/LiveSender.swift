@@ -6,30 +6,43 @@ import CFFmpeg
 public final class LiveSender: @unchecked Sendable {
     /// What to send.
     public enum Input: Sendable {
+        /// The moving test pattern, encoded live with these settings.
         case pattern(VideoEncoder.Settings)
+        /// An Annex B file sent access unit by access unit at `fps` frames per second (nil: the
+        /// SPS's VUI timing, else 30), from the start again when it ends if `loop`.
         case file(path: String, fps: Double?, loop: Bool)
 
         /// True for the live test pattern (encoded here), false for a file sent as is.
         public var isPattern: Bool { if case .pattern = self { return true } else { return false } }
     }
 
+    /// What is sent.
     public let input: Input
+    /// Where it goes: the UDP or TCP destination.
     public let sender: StreamSender
     /// Add our precision time stamp SEI to a file's access units (a pattern is always stamped).
     public var stamp = false
     /// Stop after this many seconds (nil = until the input ends or ``stop`` is set).
     public var durationSeconds: Double?
+    /// Set it from any thread to end ``run()`` before the next access unit.
     public let stop = StopFlag()
     /// Access units sent.
     public private(set) var accessUnitsSent = 0
-    /// Mean encode time per pattern frame, ms.
+    /// Pattern frames encoded (0 for a file).
+    public private(set) var framesEncoded = 0
+    /// Total encode time of all pattern frames so far, ms (0 for a file); ``encodeMillisMean``
+    /// is the mean per frame.
     public private(set) var encodeMillisTotal = 0.0
+    /// Mean encode time per pattern frame, ms: ``encodeMillisTotal`` / ``framesEncoded``
+    /// (0 before the first frame).
+    public var encodeMillisMean: Double {
+        framesEncoded > 0 ? encodeMillisTotal / Double(framesEncoded) : 0
+    }
     /// Packetize as RTP (RFC 6184 / RFC 7798) instead of raw Annex B (UDP only).
     public var rtp = false
     private var packetizer: RTPPacketizer?
-    /// Called after each access unit is sent: (index, capture wall µs).
-    public var onSent: ((Int, UInt64) -> Void)?
 
+    /// A sender of `input` to `sender`; nothing is sent before ``run()``.
     public init(input: Input, sender: StreamSender) {
         self.input = input
         self.sender = sender
@@ -65,9 +78,9 @@ public final class LiveSender: @unchecked Sendable {
             let t0 = MonotonicClock.nowMicros()
             let packets = try encoder.encode(pts: Int64(index))
             encodeMillisTotal += Double(MonotonicClock.nowMicros() - t0) / 1000
+            framesEncoded += 1
             for p in packets {
                 transmit(Self.stamped(p, codec: settings.codec, captureMicros: capture), codec: settings.codec, captureMicros: capture)
-                onSent?(accessUnitsSent, capture)
                 accessUnitsSent += 1
             }
             index += 1
@@ -103,7 +116,6 @@ public final class LiveSender: @unchecked Sendable {
                 var out = au.annexB()
                 if stamp { out = Self.stamped(out, codec: codec, captureMicros: capture) }
                 transmit(out, codec: codec, captureMicros: capture)
-                onSent?(accessUnitsSent, capture)
                 accessUnitsSent += 1
                 k += 1
             }

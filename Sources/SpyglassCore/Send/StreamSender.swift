@@ -17,16 +17,20 @@ public final class StreamSender {
     private let isUDP: Bool
     /// Largest UDP payload sent, bytes.
     public let mtu: Int
-    /// Datagrams (or TCP writes) and bytes sent.
+    /// Datagrams sent (UDP), or access units written whole (TCP).
     public private(set) var datagramsSent = 0
+    /// Bytes sent, payload only (no IP/UDP/TCP headers); a TCP write cut short counts what went out.
     public private(set) var bytesSent = 0
     /// Sends that failed (receiver gone, buffer full); the stream goes on.
     public private(set) var sendErrors = 0
+    /// The destination as a URL, for logs.
     public let label: String
-    /// TCP client: the addresses to reconnect to.
-    private var connectAddresses: [(family: Int32, address: [UInt8])] = []
+    /// TCP client: the addresses to reconnect to, `(family, sockaddr bytes)`.
+    private var connectAddresses: [(Int32, [UInt8])] = []
     private var lost = false
 
+    /// Opens the destination: a UDP socket, a connected TCP socket (one attempt), or a
+    /// listening TCP socket (the receiver is accepted by ``waitForReceiver(timeoutMicros:)``).
     /// - Parameters:
     ///   - destination: where to send (a ``SourceURL`` of kind udp/tcp).
     ///   - mtu: UDP payload cap, bytes (default 1400).
@@ -37,48 +41,38 @@ public final class StreamSender {
         switch destination {
         case .udp(let host, let port, let iface):
             isUDP = true
-            let addrs = try SocketAddress.resolve(host: host ?? "127.0.0.1", port: port, socketType: Int32(SOCK_DGRAM.rawValue), passive: false)
+            let addrs = try SocketAddress.resolve(host: host ?? "127.0.0.1", port: port, socketType: Socket.datagram, passive: false)
             guard let (family, addr) = addrs.first else { throw SourceError.open("\(label): no address") }
-            fd = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            fd = Socket.open(family: family, type: Socket.datagram)
             guard fd >= 0 else { throw SourceError.open("\(label): \(errnoText())") }
-            var buf: Int32 = 4 << 20
-            setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, socklen_t(MemoryLayout<Int32>.size))
+            Socket.setOption(fd, SOL_SOCKET, SO_SNDBUF, Int32(4 << 20))
             address = addr
-            if let group = host.flatMap({ AddressPrefix($0) }), group.bytes.count == 4, group.bytes[0] & 0xF0 == 0xE0 {
+            // IPv4 groups only: an IPv6 group is sent to with the system's defaults.
+            if let group = host.flatMap({ AddressPrefix($0) }), group.bytes.count == 4, group.isMulticast {
                 // Multicast: one hop by default; `?iface=ADDR` picks the outgoing interface.
-                var ttl: UInt8 = 1
-                setsockopt(fd, Int32(IPPROTO_IP), IP_MULTICAST_TTL, &ttl, 1)
+                Socket.setOption(fd, Int32(IPPROTO_IP), IP_MULTICAST_TTL, UInt8(1))
                 if let iface {
                     // `?iface=` as an address or an interface name, as for the receiver.
-                    var m = ip_mreqn()
-                    if let a = AddressPrefix(iface), a.bytes.count == 4 {
-                        m.imr_address = a.bytes.withUnsafeBytes { $0.load(as: in_addr.self) }
-                    } else {
-                        m.imr_ifindex = Int32(if_nametoindex(iface))
-                        guard m.imr_ifindex != 0 else { throw SourceError.open("\(label): no interface '\(iface)'") }
+                    guard let named = Socket.multicastInterface(iface) else {
+                        throw SourceError.open("\(label): no interface '\(iface)'")
                     }
-                    setsockopt(fd, Int32(IPPROTO_IP), IP_MULTICAST_IF, &m, socklen_t(MemoryLayout<ip_mreqn>.size))
+                    var m = ip_mreqn()
+                    m.imr_address = named.address
+                    m.imr_ifindex = Int32(named.index)
+                    Socket.setOption(fd, Int32(IPPROTO_IP), IP_MULTICAST_IF, m)
                 }
             }
         case .tcpConnect(let host, let port):
             isUDP = false
-            let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Int32(SOCK_STREAM.rawValue), passive: false)
-            var lastError = "no address"
-            connectAddresses = addrs.map { (family: $0.0, address: $0.1) }
-            if let error = connectOnce() { lastError = error }
-            guard fd >= 0 else { throw SourceError.open("\(label): \(lastError)") }
+            connectAddresses = try SocketAddress.resolve(host: host, port: port, socketType: Socket.stream, passive: false)
+            if let error = connectOnce() { throw SourceError.open("\(label): \(error)") }
         case .tcpListen(let host, let port):
             isUDP = false
-            let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Int32(SOCK_STREAM.rawValue), passive: true)
-            for (family, addr) in addrs {
-                let s = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-                var one: Int32 = 1
-                setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-                let rc = addr.withUnsafeBytes { bind(s, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }
-                if rc == 0 && listen(s, 1) == 0 { listenFD = s; break }
-                Glibc.close(s)
+            let addrs = try SocketAddress.resolve(host: host, port: port, socketType: Socket.stream, passive: true)
+            switch Socket.bind(addrs, type: Socket.stream, reuseAddress: true, listenBacklog: 1) {
+            case .success(let s): listenFD = s
+            case .failure(let f): throw SourceError.open("\(label): cannot listen: \(f.text)")
             }
-            guard listenFD >= 0 else { throw SourceError.open("\(label): cannot listen: \(errnoText())") }
         case .file, .stdin:
             throw SourceError.open("\(label): send needs udp:// or tcp://")
         }
@@ -88,21 +82,14 @@ public final class StreamSender {
 
     /// TCP client: one connection attempt to each address. Returns nil when connected, else the error.
     private func connectOnce() -> String? {
-        var lastError = "no address"
-        for (family, addr) in connectAddresses {
-            let s = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard s >= 0 else { lastError = errnoText(); continue }
-            let rc = addr.withUnsafeBytes { connect(s, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(addr.count)) }
-            if rc == 0 {
-                var one: Int32 = 1
-                setsockopt(s, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-                fd = s
-                return nil
-            }
-            lastError = errnoText()
-            Glibc.close(s)
+        switch Socket.connect(connectAddresses) {
+        case .success(let s):
+            Socket.setOption(s, Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1))
+            fd = s
+            return nil
+        case .failure(let f):
+            return f.text
         }
-        return lastError
     }
 
     /// Makes sure there is a receiver, waiting at most about `timeoutMicros`: UDP always has
@@ -124,14 +111,14 @@ public final class StreamSender {
         guard spy_wait_readable(listenFD, timeoutMicros) > 0 else { return false }
         let s = spy_accept_cloexec(listenFD, nil, nil)
         guard s >= 0 else { return false }
-        var one: Int32 = 1
-        setsockopt(s, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        Socket.setOption(s, Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1))
         fd = s
         lost = false
         return true
     }
 
-    /// Sends each element as one datagram as is (RTP packets).
+    /// Sends each element as one datagram as is (RTP packets, RFC 3550); UDP only, nothing is
+    /// sent over TCP. A failed datagram is counted in ``sendErrors``.
     public func sendDatagrams(_ datagrams: [[UInt8]]) {
         guard fd >= 0, isUDP else { return }
         for d in datagrams {
@@ -147,7 +134,9 @@ public final class StreamSender {
     /// True for a UDP destination.
     public var isDatagram: Bool { isUDP }
 
-    /// Sends one access unit (Annex B bytes).
+    /// Sends one access unit (Annex B bytes): over UDP cut into datagrams of at most ``mtu``
+    /// bytes; over TCP in one write. When the TCP receiver is gone, the connection is closed,
+    /// logged once, and ``waitForReceiver(timeoutMicros:)`` gets the next one.
     public func send(_ bytes: [UInt8]) {
         guard fd >= 0 else { return }
         bytes.withUnsafeBytes { raw in
@@ -162,21 +151,17 @@ public final class StreamSender {
                     off += n
                 }
             } else {
-                var off = 0
-                while off < raw.count {
-                    let rc = Glibc.send(fd, raw.baseAddress! + off, raw.count - off, Int32(MSG_NOSIGNAL))
-                    if rc <= 0 {
-                        sendErrors += 1
-                        Glibc.close(fd)
-                        fd = -1
-                        if !lost {
-                            Log.info("\(label): the receiver closed the connection; \(listenFD >= 0 ? "waiting for the next one" : "reconnecting")")
-                            lost = true
-                        }
-                        return
+                let written = writeAll(fd, raw, sendFlags: Int32(MSG_NOSIGNAL))
+                bytesSent += written
+                guard written == raw.count else {
+                    sendErrors += 1
+                    Glibc.close(fd)
+                    fd = -1
+                    if !lost {
+                        Log.info("\(label): the receiver closed the connection; \(listenFD >= 0 ? "waiting for the next one" : "reconnecting")")
+                        lost = true
                     }
-                    off += rc
-                    bytesSent += rc
+                    return
                 }
                 datagramsSent += 1   // one write
             }

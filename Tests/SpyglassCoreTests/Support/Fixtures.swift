@@ -89,14 +89,3 @@ enum Fixtures {
         }
     }
 }
-
-/// A small deterministic generator (xorshift64*), so random cuts are the same on every run.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E3779B97F4A7C15 }
-    mutating func next() -> UInt64 {
-        state ^= state >> 12; state ^= state << 25; state ^= state >> 27
-        return state &* 2685821657736338717
-    }
-    mutating func next(in range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-}

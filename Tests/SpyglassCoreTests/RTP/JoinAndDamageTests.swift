@@ -32,7 +32,7 @@ final class JoinAndDamageTests: XCTestCase {
         h.start()
         for (i, au) in aus.enumerated().dropFirst(join) {
             Sender.udp(port: source.boundPort, datagrams: p.packetize(units(of: au), timestamp90kHz: UInt32(i * 3000)))
-            usleep(2_000)
+            usleep(2_000)   // pacing: one access unit per 2 ms, like a sender
         }
         let r = h.finish()
         XCTAssertGreaterThan(r.hashes.count, 20)
@@ -63,7 +63,7 @@ final class JoinAndDamageTests: XCTestCase {
             h.start()
             for (i, u) in stripped.enumerated().dropFirst(5) {
                 Sender.udp(port: source.boundPort, datagrams: p.packetize(u, timestamp90kHz: UInt32(i * 3000)))
-                usleep(2_000)
+                usleep(2_000)   // pacing: one access unit per 2 ms, like a sender
             }
             let r = h.finish()
             if withSDP {
@@ -86,7 +86,7 @@ final class JoinAndDamageTests: XCTestCase {
         let source = try UDPSource(host: "127.0.0.1", port: 0)
         let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 0))
         h.start()
-        for d in stamped { Sender.udp(port: source.boundPort, datagrams: [d]); usleep(1_000) }
+        for d in stamped { Sender.udp(port: source.boundPort, datagrams: [d]); usleep(1_000) }   // pacing: 1 ms apart, like a sender
         let r = h.finish()
         XCTAssertEqual(r.hashes, expected)
         XCTAssertEqual(r.summary.accessUnits, aus.count)

@@ -152,6 +152,8 @@ final class RTPIngestTests: XCTestCase {
         let p = Process()
         p.executableURL = Fixtures.root.appendingPathComponent("tools/impair")
         p.arguments = ["--listen", "0", "--to", "127.0.0.1:\(source.boundPort)"] + args
+        // stdout: its port first, one line of counts at exit (a pipe that small cannot fill);
+        // stderr inherited.
         let out = Pipe()
         p.standardOutput = out
         try p.run()

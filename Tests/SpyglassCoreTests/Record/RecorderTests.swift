@@ -107,7 +107,7 @@ final class RecorderTests: XCTestCase {
         live.executableURL = URL(fileURLWithPath: Fixtures.spyglassBinary)
         live.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--timeout", "4",
                           "--record", base, "--latency-log", base + "-live.csv", "--idle-flush-ms", "20"]
-        try live.run()
+        try live.run()   // stdout and stderr inherited: no pipe to fill; --timeout 4 ends it
         XCTAssertTrue(Wait.until { Fixtures.udpPortIsBound(port) || !live.isRunning } && live.isRunning,
                       "spyglass play bound udp port \(port) within 10 s")
         let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)",

@@ -87,7 +87,11 @@ enum Fixtures {
     static func udpPortIsBound(_ port: UInt16) -> Bool {
         let hex = String(format: ":%04X", port)
         for table in ["/proc/net/udp", "/proc/net/udp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            // Read to the end: String(contentsOfFile:) stops after the first page of a /proc file
+            // (about 30 sockets), and a full test run has more open than that.
+            guard let handle = FileHandle(forReadingAtPath: table) else { continue }
+            let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+            try? handle.close()
             for line in text.split(separator: "\n").dropFirst() {
                 let cols = line.split(separator: " ", omittingEmptySubsequences: true)
                 if cols.count > 1 && cols[1].hasSuffix(hex) { return true }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SpyglassCore
 
 /// `Fixtures.run`, which every test that starts ffmpeg, xvfb-run or spyglass goes through: it must
 /// never hang, whatever the child does with its pipes.
@@ -23,5 +24,19 @@ import Testing
     @Test func aMissingProgramIsReportedByName() throws {
         let error = #expect(throws: NSError.self) { try Fixtures.run("/nonexistent/tool", []) }
         #expect(error?.localizedDescription.contains("/nonexistent/tool is not installed") == true)
+    }
+}
+
+/// `Fixtures.udpPortIsBound`, which tests use to wait for a child's socket without taking its port.
+@Suite struct UDPPortIsBoundTests {
+    /// 200 other sockets first: the table runs over several pages of /proc/net/udp.
+    @Test func aBoundPortIsSeenBehindManyOtherSockets() throws {
+        let others = try (0..<200).map { _ in try UDPSource(host: "127.0.0.1", port: 0) }
+        defer { others.forEach { $0.close() } }
+        let s = try UDPSource(host: "127.0.0.1", port: 0)
+        let port = s.boundPort
+        #expect(Fixtures.udpPortIsBound(port))
+        s.close()
+        #expect(!Fixtures.udpPortIsBound(port), "closed again")
     }
 }

@@ -9,6 +9,7 @@ public final class FrameSlot: Sendable {
     private struct State {
         var frame: DecodedFrame?
         var closed = false
+        var dropped = 0
     }
     private let state = Mutex(State())
 
@@ -21,6 +22,7 @@ public final class FrameSlot: Sendable {
         state.withLock { s in
             let old = s.frame
             s.frame = f
+            if old != nil { s.dropped += 1 }
             return old
         }
     }
@@ -33,6 +35,9 @@ public final class FrameSlot: Sendable {
             return f
         }
     }
+
+    /// Frames replaced before the display took them.
+    public var dropped: Int { state.withLock { $0.dropped } }
 
     /// True when a frame waits to be taken.
     public var hasFrame: Bool { state.withLock { $0.frame != nil } }

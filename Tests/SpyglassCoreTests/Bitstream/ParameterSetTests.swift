@@ -381,23 +381,11 @@ private func h265SliceHeaders(_ nals: [[UInt8]], _ sps: H265SPS, _ pps: H265PPS)
 
 // MARK: - Robustness
 
-/// Deterministic PRNG for the mutation tests.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Calls `parse` on every prefix of `nal` and on `count` random mutations of it (1–4 bytes changed, sometimes
 /// shortened; half of them keep the original NAL header). The parser may throw or succeed; it must not trap.
 private func fuzz(_ nal: [UInt8], count: Int = 2000, seed: UInt64, _ parse: ([UInt8]) -> Void) {
     for n in 0...nal.count { parse(Array(nal.prefix(n))) }
-    var rng = SplitMix64(state: seed)
+    var rng = SeededRandom(seed: seed)
     for _ in 0..<count {
         var m = nal
         for _ in 0..<Int.random(in: 1...4, using: &rng) where !m.isEmpty {
@@ -473,7 +461,7 @@ private func fuzz(_ nal: [UInt8], count: Int = 2000, seed: UInt64, _ parse: ([UI
     }
 
     @Test func randomBytesBehindValidHeaders() {
-        var rng = SplitMix64(state: 7)
+        var rng = SeededRandom(seed: 7)
         for _ in 0..<5000 {
             let body = (0..<Int.random(in: 0...48, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             _ = try? H264SPS(nalUnit: [0x67] + body)

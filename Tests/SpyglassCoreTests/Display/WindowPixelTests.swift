@@ -14,6 +14,15 @@ final class WindowPixelTests: XCTestCase {
         }
     }
 
+    /// These tests open a real SDL window on their own X server: without Xvfb they say so and skip.
+    override func setUpWithError() throws {
+        for (tool, package) in [("/usr/bin/xvfb-run", "xvfb"), ("/usr/bin/Xvfb", "xvfb"), ("/usr/bin/xauth", "xauth")] {
+            guard FileManager.default.isExecutableFile(atPath: tool) else {
+                throw XCTSkip("\(tool) not found: install the \(package) package (tools/setup installs xvfb and xauth)")
+            }
+        }
+    }
+
     private func readPPM(_ path: String) throws -> Picture {
         let d = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         // "P6\nW H\n255\n" then RGB

@@ -32,10 +32,12 @@ final class LinkBehaviourTests: XCTestCase {
         let listeningPort = source.listeningPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: 2 * expected.count, idleFlushMicros: 1_000))
         h.start()
-        for _ in 0..<2 {
+        for k in 0..<2 {
             let fd = Sender.tcpConnect(port: listeningPort)
+            XCTAssertGreaterThanOrEqual(fd, 0, "sender \(k) connected")
             Sender.tcpWrite(fd: fd, chunks: Sender.randomCuts(try Fixtures.bytes(path), sizes: 100...5000, seed: 4))
-            usleep(300_000)
+            // The next sender comes once the receiver has seen this one go.
+            XCTAssertTrue(Wait.until { h.pipeline.summary.disconnects >= k + 1 }, "the receiver saw sender \(k) hang up within 10 s")
         }
         let r = h.finish()
         XCTAssertEqual(r.hashes, expected + expected)
@@ -118,8 +120,12 @@ final class LinkBehaviourTests: XCTestCase {
         for i in 0..<100 {
             let fd = Sender.tcpConnect(port: listeningPort)
             Sender.tcpWrite(fd: fd, chunks: [chunk])
-            usleep(30_000)
-            if i == 10 { rssAfter10 = rssKiB() }
+            usleep(30_000)   // pacing: a sender that restarts every 30 ms
+            if i == 10 {
+                // Measured once the receiver has really handled 10 restarts.
+                XCTAssertTrue(Wait.until { h.pipeline.summary.connections >= 11 }, "11 connections seen within 10 s")
+                rssAfter10 = rssKiB()
+            }
         }
         let r = h.finish()
         XCTAssertEqual(r.summary.connections, 100)
@@ -139,7 +145,7 @@ final class LinkBehaviourTests: XCTestCase {
             o.timeoutSeconds = 1
             let h = Harness(source: source, options: o)
             h.start()
-            Sender.udp(port: boundPort, datagrams: aus, pauseMicros: { _ in 1_000 })
+            Sender.udp(port: boundPort, datagrams: aus, pauseMicros: { _ in 1_000 })   // pacing: 1 ms apart, like a sender
             let r = h.finish()
             if shouldPass {
                 XCTAssertEqual(r.hashes, expected, allow)
@@ -164,7 +170,7 @@ final class LinkBehaviourTests: XCTestCase {
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 1_000))
         h.start()
         let sender = try StreamSender(destination: .udp(host: "239.77.0.1", port: port, interface: "127.0.0.1"))
-        for au in Sender.accessUnits(of: try Fixtures.bytes(path)) { sender.send(au); usleep(1_000) }
+        for au in Sender.accessUnits(of: try Fixtures.bytes(path)) { sender.send(au); usleep(1_000) }   // pacing: 1 ms apart, like a sender
         let r = h.finish()
         XCTAssertEqual(r.hashes, expected)
     }
@@ -196,7 +202,7 @@ final class LinkBehaviourTests: XCTestCase {
                 Sender.udp(port: boundPort, datagrams: garbage, yieldEvery: 0)
             }
             Sender.udp(port: boundPort, datagrams: [au])
-            usleep(5_000)
+            usleep(5_000)   // pacing: one access unit per 5 ms, like a sender
         }
         let r = h.finish()
         let growth = rssKiB() - before

@@ -16,23 +16,46 @@ final class PcapReplayTests: XCTestCase {
     }
 
     func testTcpdumpCaptureOfOurSenderReplaysBitExact() throws {
+        let tcpdump = "/usr/bin/tcpdump"
+        guard FileManager.default.isExecutableFile(atPath: tcpdump) else {
+            throw XCTSkip("\(tcpdump) not found: install the tcpdump package (tools/setup does)")
+        }
         let raw = Fixtures.capture("test/h264-aud.h264"), rtp = Fixtures.capture("test/h265-main.h265")
-        let pcap = FileManager.default.temporaryDirectory.appendingPathComponent("lo-\(getpid()).pcap").path
-        let portA = try Sender.freeUDPPort(), portB = try Sender.freeUDPPort()
+        let tmp = FileManager.default.temporaryDirectory
+        let pcap = tmp.appendingPathComponent("lo-\(getpid()).pcap").path
+        let dumpLog = tmp.appendingPathComponent("lo-\(getpid()).tcpdump.txt").path
+        defer { try? FileManager.default.removeItem(atPath: dumpLog) }
+        // portC carries only an end marker, so that the capture can be known complete.
+        let portA = try Sender.freeUDPPort(), portB = try Sender.freeUDPPort(), portC = try Sender.freeUDPPort()
         let dump = Process()
-        dump.executableURL = URL(fileURLWithPath: "/usr/bin/tcpdump")
-        dump.arguments = ["-i", "lo", "-U", "-w", pcap, "udp and (port \(portA) or port \(portB))"]
-        dump.standardError = FileHandle.nullDevice
+        dump.executableURL = URL(fileURLWithPath: tcpdump)
+        dump.arguments = ["-i", "lo", "-U", "-w", pcap, "udp and (port \(portA) or port \(portB) or port \(portC))"]
+        // Its messages go to a file (never a pipe nobody reads): "listening on lo" says it is capturing.
+        FileManager.default.createFile(atPath: dumpLog, contents: nil)
+        dump.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dumpLog))
         dump.standardOutput = FileHandle.nullDevice
         try dump.run()
-        usleep(800_000)
+        defer { if dump.isRunning { dump.terminate(); dump.waitUntilExit() } }
+        func log() -> String { (try? String(contentsOfFile: dumpLog, encoding: .utf8)) ?? "" }
+        let listening = Wait.until { log().contains("listening on") || !dump.isRunning }
+        guard listening && dump.isRunning else {
+            return XCTFail("tcpdump did not start capturing on lo within 10 s (it needs root or CAP_NET_RAW): \(log())")
+        }
         for (file, port, extra) in [(raw, portA, [String]()), (rtp, portB, ["--rtp", "--mtu", "700"])] {
             let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", file, "udp://127.0.0.1:\(port)"] + extra)
             XCTAssertEqual(rc, 0, err)
         }
-        usleep(1_500_000)   // let tcpdump drain the kernel's capture buffer
+        // tcpdump writes packets in the order it captured them (-U: each one as it comes): once the
+        // marker sent after both streams is in the file, so is everything before it.
+        let marker = Array("spyglass-pcap-end-marker".utf8)
+        let complete = Wait.until(timeoutSeconds: 10, pollMillis: 50) {
+            if let d = FileManager.default.contents(atPath: pcap), d.range(of: Data(marker)) != nil { return true }
+            Sender.udp(port: portC, datagrams: [marker])
+            return false
+        }
         dump.interrupt()
         dump.waitUntilExit()
+        XCTAssertTrue(complete, "the end marker reached the capture file within 10 s: \(log())")
         // Two flows: the choice must be made.
         XCTAssertThrowsError(try PcapSource(path: pcap)) { error in
             XCTAssertTrue("\(error)".contains("several UDP flows"), "\(error)")

@@ -33,7 +33,7 @@ final class JoinAndDamageTests: XCTestCase {
         h.start()
         for (i, au) in aus.enumerated().dropFirst(join) {
             Sender.udp(port: boundPort, datagrams: p.packetize(units(of: au), timestamp90kHz: UInt32(i * 3000)))
-            usleep(2_000)
+            usleep(2_000)   // pacing: one access unit per 2 ms, like a sender
         }
         let r = h.finish()
         XCTAssertGreaterThan(r.hashes.count, 20)
@@ -65,7 +65,7 @@ final class JoinAndDamageTests: XCTestCase {
             h.start()
             for (i, u) in stripped.enumerated().dropFirst(5) {
                 Sender.udp(port: boundPort, datagrams: p.packetize(u, timestamp90kHz: UInt32(i * 3000)))
-                usleep(2_000)
+                usleep(2_000)   // pacing: one access unit per 2 ms, like a sender
             }
             let r = h.finish()
             if withSDP {
@@ -89,7 +89,7 @@ final class JoinAndDamageTests: XCTestCase {
         let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 0))
         h.start()
-        for d in stamped { Sender.udp(port: boundPort, datagrams: [d]); usleep(1_000) }
+        for d in stamped { Sender.udp(port: boundPort, datagrams: [d]); usleep(1_000) }   // pacing: 1 ms apart, like a sender
         let r = h.finish()
         XCTAssertEqual(r.hashes, expected)
         XCTAssertEqual(r.summary.accessUnits, aus.count)

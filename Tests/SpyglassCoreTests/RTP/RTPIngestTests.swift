@@ -49,12 +49,18 @@ final class RTPIngestTests: XCTestCase {
         // Idle flush off: only the marker bit can end an access unit before the next one starts.
         let h = Harness(source: source, options: Harness.liveOptions(frames: groups.count, idleFlushMicros: 0))
         h.start()
-        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(5_000) }
+        // Each access unit goes out only once the frame of the one before is out: a receiver that
+        // waited for the next access unit to end this one would never produce it.
+        for (i, g) in groups.enumerated() {
+            Sender.udp(port: boundPort, datagrams: g)
+            guard h.waitForFrames(i + 1) else {
+                XCTFail("frame \(i) did not come out within 10 s of its access unit, with nothing sent after it")
+                h.pipeline.stop()
+                break
+            }
+        }
         let r = h.finish()
         XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(path))
-        for i in 0..<(r.timings.count - 1) {
-            XCTAssertLessThan(r.timings[i].presentedMicros, r.timings[i + 1].firstByteMicros, "frame \(i) waited for the next")
-        }
         XCTAssertEqual(Set(r.timings.map(\.completion)), [.markerBit])
     }
 
@@ -84,7 +90,7 @@ final class RTPIngestTests: XCTestCase {
             let boundPort = source.boundPort
             let h = Harness(source: source, options: Harness.liveOptions(frames: groups.count, idleFlushMicros: 0))
             h.start()
-            for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
+            for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
             let r = h.finish()
             XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(path), name)
             XCTAssertEqual(r.summary.datagramsLost, 0, name)
@@ -101,8 +107,8 @@ final class RTPIngestTests: XCTestCase {
         let h = Harness(source: source, options: Harness.liveOptions(frames: 20 + expected.count, idleFlushMicros: 0))
         h.start()
         // The first sender dies after 20 access units; a restarted one sends the whole stream.
-        for g in a.prefix(20) { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
-        for g in b { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
+        for g in a.prefix(20) { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
+        for g in b { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
         let r = h.finish()
         XCTAssertEqual(r.summary.resets, 1)
         XCTAssertEqual(Array(r.hashes.prefix(20)), Array(expected.prefix(20)))
@@ -122,7 +128,7 @@ final class RTPIngestTests: XCTestCase {
         o.timeoutSeconds = 1
         let h = Harness(source: source, options: o)
         h.start()
-        for g in groups.dropFirst(join) { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
+        for g in groups.dropFirst(join) { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
         let r = h.finish()
         XCTAssertGreaterThan(r.summary.skippedBeforeRandomAccess, 0, "waited for the recovery point")
         let firstAU = try XCTUnwrap(r.presentedAccessUnits.first)
@@ -135,48 +141,75 @@ final class RTPIngestTests: XCTestCase {
         }
     }
 
-    private func throughImpair(_ args: [String], groups: [[[UInt8]]], frames: Int) throws -> Harness.Result {
+    /// Sends `impaired` through tools/impair to a live receiver, waits until the proxy has passed
+    /// all of it on, then sends `clean` straight to the same receiver. Returns what it decoded.
+    private func throughImpair(_ args: [String], impaired: [[[UInt8]]], clean: [[[UInt8]]], frames: Int) throws -> Harness.Result {
         let source = try UDPSource(host: "127.0.0.1", port: 0)
         let boundPort = source.boundPort
         var o = Harness.liveOptions(frames: frames, idleFlushMicros: 2_000)
         o.timeoutSeconds = 2
-        let h = Harness(source: source, options: o)
+        // The end marker: one datagram longer than any packet of the stream (MTU 300), so no
+        // truncated packet can look like it; not RTP (version 0), so the receiver only counts it.
+        let marker = [UInt8](repeating: 0, count: 1_000)
+        let markersSeen = Locked(0)
+        var observers = FeedObservers()
+        observers.datagram = { size in if size == marker.count { markersSeen.mutate { $0 += 1 } } }
+        let h = Harness(source: source, options: o, observers: observers)
         h.start()
         let p = Process()
         p.executableURL = Fixtures.root.appendingPathComponent("tools/impair")
         p.arguments = ["--listen", "0", "--to", "127.0.0.1:\(boundPort)"] + args
+        // stdout: its port first, one line of counts at exit (a pipe that small cannot fill);
+        // stderr inherited.
         let out = Pipe()
         p.standardOutput = out
         try p.run()
+        defer { if p.isRunning { p.terminate() }; p.waitUntilExit() }
         // First line: {"listening": PORT}
         var line = Data()
-        while !line.contains(0x0A) { line.append(out.fileHandleForReading.availableData) }
-        let json = try JSONSerialization.jsonObject(with: line.prefix { $0 != 0x0A }) as? [String: Int]
-        let port = UInt16(try XCTUnwrap(json?["listening"]))
-        for g in groups { Sender.udp(port: port, datagrams: g); usleep(3_000) }
-        usleep(200_000)
-        p.terminate()
+        while !line.contains(0x0A) {
+            let more = out.fileHandleForReading.availableData
+            if more.isEmpty { break }   // end of file: impair did not start
+            line.append(more)
+        }
+        let json = try? JSONSerialization.jsonObject(with: line.prefix { $0 != 0x0A }) as? [String: Int]
+        let port = UInt16(try XCTUnwrap(json?["listening"], "tools/impair printed no port: \(String(decoding: line, as: UTF8.self))"))
+        // Pacing: one access unit every 3 ms, as a sender on a link would.
+        for g in impaired { Sender.udp(port: port, datagrams: g); usleep(3_000) }
+        // The proxy handles datagrams in order: once a marker sent after the stream is through, the
+        // stream is too (the marker may be lost or held back itself: send it again until one is).
+        let through = Wait.until(timeoutSeconds: 10, pollMillis: 20) {
+            if markersSeen.get() > 0 { return true }
+            Sender.udp(port: port, datagrams: [marker])
+            return false
+        }
+        XCTAssertTrue(through, "tools/impair passed the stream on within 10 s")
+        p.terminate()   // it sends what it still holds, then exits
         p.waitUntilExit()
+        for g in clean { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
         return h.finish()
     }
 
+    /// The same receiver, after loss, duplication, reordering and truncation, recovers at the next
+    /// IDR: from there every picture is bit-exact and none is flagged damaged.
     func testLossDuplicationReorderAndTruncationAreCountedAndThePictureRecovers() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")   // IDR at 0 and 30
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let groups = try Self.rtpPackets(path, codec: .h264, mtu: 300)
+        let idr = 30
+        let tail = expected.count - idr
         for (loss, seed) in [(0.01, 1), (0.05, 2)] {
-            // Impair only the first 25 access units, then send the rest clean from the IDR at 30.
+            // The first 25 access units impaired, then the rest clean, to the same receiver.
             let r = try throughImpair(["--loss", "\(loss)", "--dup", "\(loss)", "--reorder", "\(loss)", "--truncate", "\(loss / 2)",
-                                       "--seed", "\(seed)"], groups: Array(groups.prefix(25)), frames: 1000)
+                                       "--seed", "\(seed)"], impaired: Array(groups.prefix(25)), clean: Array(groups.dropFirst(25)),
+                                      frames: 1000)
             XCTAssertGreaterThan(r.summary.datagramsLost + r.summary.datagramsDuplicated + r.summary.datagramsReordered, 0, "faults seen at \(loss)")
-            XCTAssertEqual(r.summary.rtpPackets > 0, true)
-            // Clean tail: frames 30...44 from a fresh receiver state equal ffmpeg's.
-            let source = try UDPSource(host: "127.0.0.1", port: 0)
-            let boundPort = source.boundPort
-            let h = Harness(source: source, options: Harness.liveOptions(frames: 15, idleFlushMicros: 0))
-            h.start()
-            for g in groups.dropFirst(30) { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
-            XCTAssertEqual(h.finish().hashes, Array(expected.dropFirst(30)))
+            // Damage reached this receiver: access units with lost bytes (shown flagged, or skipped
+            // while it waited for a clean random-access point when the first IDR was hit).
+            XCTAssertGreaterThan(r.summary.damagedAccessUnits, 0, "\(loss): damaged access units before the IDR")
+            XCTAssertGreaterThanOrEqual(r.hashes.count, tail, "\(loss)")
+            XCTAssertEqual(Array(r.hashes.suffix(tail)), Array(expected.suffix(tail)), "\(loss): bit-exact again from the IDR at \(idr)")
+            XCTAssertEqual(Array(r.damaged.suffix(tail)), Array(repeating: false, count: tail), "\(loss): no damage flag from the IDR on")
         }
     }
 
@@ -191,7 +224,7 @@ final class RTPIngestTests: XCTestCase {
         let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 0))
         h.start()
-        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
+        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
         let r = h.finish()
         XCTAssertEqual(r.summary.datagramsLost, 2)
         XCTAssertEqual(r.summary.damagedAccessUnits, 2)
@@ -210,7 +243,7 @@ final class RTPIngestTests: XCTestCase {
         let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 0))
         h.start()
-        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
+        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
         let r = h.finish()
         XCTAssertEqual(r.hashes, expected)
         XCTAssertEqual(r.summary.codec, "H.265")
@@ -233,7 +266,7 @@ final class RTPIngestTests: XCTestCase {
         o.reorderWindowMicros = 20_000
         let h = Harness(source: source, options: o)
         h.start()
-        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
+        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
         let r = h.finish()
         XCTAssertEqual(r.hashes, expected)
         XCTAssertEqual(r.summary.datagramsLost, 0)
@@ -252,7 +285,7 @@ final class RTPIngestTests: XCTestCase {
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 0))
         h.start()
         Sender.udp(port: boundPort, datagrams: stray)
-        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }
+        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
         let r = h.finish()
         XCTAssertEqual(r.hashes, expected)
         XCTAssertLessThanOrEqual(r.summary.resets, 2, "one restart per new sender, not one per packet")

@@ -23,13 +23,12 @@ final class RecorderTests: XCTestCase {
         let recorder = Recorder(path: base)
         let source = try UDPSource(host: "127.0.0.1", port: 0)
         let boundPort = source.boundPort
-        let port = boundPort
         var observers = FeedObservers()
         observers.accessUnit = { au, store in recorder.record(au, parameterSets: store.allUnits, wallMicros: 0) }
         observers.end = { _ in recorder.close() }   // on the feed's thread, which owns the recorder
         let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 1_000), observers: observers)
         h.start()
-        for au in aus { Sender.udp(port: port, datagrams: Sender.randomCuts(au, sizes: 1200...1200, seed: 1)); usleep(5_000) }
+        for au in aus { Sender.udp(port: boundPort, datagrams: Sender.randomCuts(au, sizes: 1200...1200, seed: 1)); usleep(5_000) }   // pacing: one access unit per 5 ms, like a sender
         let live = h.finish()
         XCTAssertEqual(live.hashes, expected)
         let (replayed, index) = try replayHashes(base + ".h264")
@@ -110,8 +109,9 @@ final class RecorderTests: XCTestCase {
         live.executableURL = URL(fileURLWithPath: Fixtures.spyglassBinary)
         live.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--timeout", "4",
                           "--record", base, "--latency-log", base + "-live.csv", "--idle-flush-ms", "20"]
-        try live.run()
-        for _ in 0..<500 { if (try? UDPSource(host: "127.0.0.1", port: port)) == nil { break }; usleep(10_000) }
+        try live.run()   // stdout and stderr inherited: no pipe to fill; --timeout 4 ends it
+        XCTAssertTrue(Wait.until { Fixtures.udpPortIsBound(port) || !live.isRunning } && live.isRunning,
+                      "spyglass play bound udp port \(port) within 10 s")
         let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)",
             "--size", "320x240", "--duration", "1.5"])
         XCTAssertEqual(rc, 0, err)
@@ -148,17 +148,20 @@ final class RecorderTests: XCTestCase {
             p.standardError = FileHandle.nullDevice
             try p.run()
             // Wait until the child has bound its port (start-up time varies on a loaded machine).
-            for _ in 0..<500 {
-                if (try? UDPSource(host: "127.0.0.1", port: port)) == nil { break }
-                usleep(10_000)
+            // /proc/net/udp is read, not the port taken: binding it to probe could steal it from the child.
+            guard Wait.until({ Fixtures.udpPortIsBound(port) || !p.isRunning }), p.isRunning else {
+                XCTFail("run \(run): spyglass play did not bind udp port \(port) within 10 s (exit \(p.isRunning ? 0 : p.terminationStatus))")
+                if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+                p.waitUntilExit()
+                continue
             }
             let killAfter = rng.next(in: 1...(aus.count - 1))
             for (i, au) in aus.enumerated() {
                 Sender.udp(port: port, datagrams: Sender.randomCuts(au, sizes: 1400...1400, seed: UInt64(i)))
-                usleep(3_000)
+                usleep(3_000)   // pacing: one access unit per 3 ms, like a sender
                 if i == killAfter { break }
             }
-            usleep(UInt32(rng.next(in: 0...4_000)))
+            usleep(UInt32(rng.next(in: 0...4_000)))   // a random kill moment, on purpose (not a wait)
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
             // Killed before the first access unit was complete: nothing to replay, and nothing written.

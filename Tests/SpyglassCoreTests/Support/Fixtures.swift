@@ -22,8 +22,17 @@ enum Fixtures {
     }
 
     /// Runs a program; returns (exit status, stdout, stderr). Fails the test if it cannot start.
+    ///
+    /// stdout and stderr are read at the same time, on their own threads, while stdin is written:
+    /// a child that fills one pipe while the test waits on another would otherwise hang both.
+    /// A child still running after `timeoutSeconds` is killed and reported (never a hang).
     @discardableResult
-    static func run(_ path: String, _ args: [String], stdin: Data? = nil, environment: [String: String]? = nil) throws -> (Int32, String, String) {
+    static func run(_ path: String, _ args: [String], stdin: Data? = nil, environment: [String: String]? = nil,
+                    timeoutSeconds: Double = 300) throws -> (Int32, String, String) {
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw NSError(domain: "Fixtures.run", code: 127, userInfo: [NSLocalizedDescriptionKey:
+                "\(path) is not installed or not executable (tools/setup installs what the tests need)"])
+        }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = args
@@ -33,22 +42,62 @@ enum Fixtures {
         p.standardError = err
         let inPipe = Pipe()
         p.standardInput = stdin == nil ? FileHandle.nullDevice : inPipe
+        let exited = DispatchSemaphore(value: 0)
+        p.terminationHandler = { _ in exited.signal() }
         try p.run()
+        let outData = Locked(Data()), errData = Locked(Data())
+        let readers = DispatchGroup()
+        for (pipe, box) in [(out, outData), (err, errData)] {
+            readers.enter()
+            Thread {
+                box.set(pipe.fileHandleForReading.readDataToEndOfFile())
+                readers.leave()
+            }.start()
+        }
         if let stdin {
+            // A child that exits before reading all of its input must not kill the test with SIGPIPE.
+            signal(SIGPIPE, SIG_IGN)
             // Random-sized writes, like a camera pipe.
             var rng = SeededRandom(seed: 7)
             var off = 0
             while off < stdin.count {
                 let n = min(stdin.count - off, rng.next(in: 1...4096))
-                inPipe.fileHandleForWriting.write(stdin.subdata(in: off..<off + n))
+                do { try inPipe.fileHandleForWriting.write(contentsOf: stdin.subdata(in: off..<off + n)) } catch { break }
                 off += n
             }
-            try inPipe.fileHandleForWriting.close()
+            try? inPipe.fileHandleForWriting.close()
         }
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
+        if exited.wait(timeout: .now() + timeoutSeconds) == .timedOut {
+            p.terminate()
+            if exited.wait(timeout: .now() + 2) == .timedOut { kill(p.processIdentifier, SIGKILL); exited.wait() }
+            throw NSError(domain: "Fixtures.run", code: 124, userInfo: [NSLocalizedDescriptionKey:
+                "\(path) \(args.joined(separator: " ")) did not exit within \(Int(timeoutSeconds)) s: killed"])
+        }
         p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+        // The pipes close when the child exits (unless a process it started keeps them open).
+        if readers.wait(timeout: .now() + 30) == .timedOut {
+            throw NSError(domain: "Fixtures.run", code: 125, userInfo: [NSLocalizedDescriptionKey:
+                "\(path) exited but its stdout/stderr stayed open 30 s (a process it started holds them)"])
+        }
+        return (p.terminationStatus, String(decoding: outData.get(), as: UTF8.self), String(decoding: errData.get(), as: UTF8.self))
+    }
+
+    /// True when some socket is bound to UDP `port` on this machine (read from /proc/net/udp and
+    /// udp6, so asking does not take the port from the process that is about to bind it).
+    static func udpPortIsBound(_ port: UInt16) -> Bool {
+        let hex = String(format: ":%04X", port)
+        for table in ["/proc/net/udp", "/proc/net/udp6"] {
+            // Read to the end: String(contentsOfFile:) stops after the first page of a /proc file
+            // (about 30 sockets), and a full test run has more open than that.
+            guard let handle = FileHandle(forReadingAtPath: table) else { continue }
+            let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+            try? handle.close()
+            for line in text.split(separator: "\n").dropFirst() {
+                let cols = line.split(separator: " ", omittingEmptySubsequences: true)
+                if cols.count > 1 && cols[1].hasSuffix(hex) { return true }
+            }
+        }
+        return false
     }
 
     /// One framemd5 line's checked columns.
@@ -88,15 +137,4 @@ enum Fixtures {
             return cols.count >= 2 ? "\(cols[0])x\(cols[1])" : String(line)
         }
     }
-}
-
-/// A small deterministic generator (xorshift64*), so random cuts are the same on every run.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E3779B97F4A7C15 }
-    mutating func next() -> UInt64 {
-        state ^= state >> 12; state ^= state << 25; state ^= state >> 27
-        return state &* 2685821657736338717
-    }
-    mutating func next(in range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
 }

@@ -56,6 +56,15 @@ final class Harness: Sendable {
         return r
     }
 
+    /// Frames the sink has taken so far (safe from any thread).
+    var framesSoFar: Int { collected.result.withLock { $0.hashes.count } }
+
+    /// Waits until the sink has taken `count` frames: the event a test waits for instead of a
+    /// guessed sleep. False if `timeoutSeconds` passed first.
+    func waitForFrames(_ count: Int, timeoutSeconds: Double = 10) -> Bool {
+        Wait.until(timeoutSeconds: timeoutSeconds, pollMillis: 1) { framesSoFar >= count }
+    }
+
     /// Decodes a file in-process, untimed.
     static func decodeFile(_ path: String, configure: (inout ReceiverOptions) -> Void = { _ in }) throws -> Result {
         var o = ReceiverOptions()

@@ -59,8 +59,6 @@ public final class SDLDisplay {
     public var captureReadback = false
     /// RGB24 pixels of the last presented picture (width, height, bytes), when ``captureReadback``.
     public private(set) var lastReadback: (width: Int, height: Int, rgb: [UInt8])?
-    /// Pictures uploaded through libswscale (the stream's format or colour needed conversion).
-    public private(set) var convertedFrames = 0
 
     private static let wakeCondition = NSCondition()
     nonisolated(unsafe) private static var wakePending = false
@@ -205,14 +203,6 @@ public final class SDLDisplay {
     /// at every redraw: a camera pointed at the screen, streamed back, shows when it looked.
     public var showClock = false
 
-    /// Height of the clock strip for the current window, pixels (0 without `showClock`).
-    public var clockStripHeight: Int {
-        guard showClock else { return 0 }
-        var ow: Int32 = 0, oh: Int32 = 0
-        SDL_GetRendererOutputSize(renderer, &ow, &oh)
-        return TimeCode.stripHeight(width: Int(ow))
-    }
-
     private func drawClock(width: Int, y: Int) {
         let b = TimeCode.blockSize(width: width)
         SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
@@ -250,13 +240,6 @@ public final class SDLDisplay {
             guard now < deadline else { return nil }
             if Self.takeWake(waitingUpTo: min(Int(deadline - now), Self.inputPollMillis * 1000)) { return .frameReady }
         }
-    }
-
-    /// Takes one pending event without waiting.
-    public func pollEvent() -> Event? {
-        var e = SDL_Event()
-        guard SDL_PollEvent(&e) == 1 else { return nil }
-        return translate(e) ?? .redraw
     }
 
     private func translate(_ e: SDL_Event) -> Event? {
@@ -464,7 +447,6 @@ public final class SDLDisplay {
                                        format: AV_PIX_FMT_BGRA)
             SDL_UnlockTexture(texture)
             guard ok else { return false }
-            convertedFrames += 1
         }
         return true
     }

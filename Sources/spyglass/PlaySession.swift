@@ -84,13 +84,18 @@ final class PlaySession: @unchecked Sendable {
                 options.display = .none
             } else {
                 do {
-                    display = try SDLDisplay(title: title(source, state: "waiting"), width: options.windowSize?.width ?? 960,
-                                             height: options.windowSize?.height ?? 540, vsync: options.vsync,
-                                             position: options.windowPosition)
-                    display?.captureReadback = options.snapshotPath != nil
-                    display?.showClock = options.clock
-                    display?.showMessage(["Waiting for video…", "from \(source.label)"])
-                    Log.info("window open (SDL renderer: \(display!.rendererName))")
+                    // SDL lives on the main thread: one video system for the process, one window.
+                    display = try MainActor.assumeIsolated {
+                        let display = try SDLDisplay(system: SDLVideoSystem(), title: title(source, state: "waiting"),
+                                                     width: options.windowSize?.width ?? 960,
+                                                     height: options.windowSize?.height ?? 540, vsync: options.vsync,
+                                                     position: options.windowPosition)
+                        display.captureReadback = options.snapshotPath != nil
+                        display.showClock = options.clock
+                        display.showMessage(["Waiting for video…", "from \(source.label)"])
+                        Log.info("window open (SDL renderer: \(display.rendererName))")
+                        return display
+                    }
                 } catch {
                     Log.info("\(error): decoding headless")
                     options.display = .none
@@ -103,6 +108,7 @@ final class PlaySession: @unchecked Sendable {
         let clock = options.clock
         let replay = source as? RecordingSource
         let headless = display == nil
+        let window = display
         let thread = Thread { [self] in
             do {
                 try receiver.run { frame in
@@ -128,7 +134,7 @@ final class PlaySession: @unchecked Sendable {
                         self.lock.lock(); self.displayed += 1; self.lock.unlock()
                     } else {
                         if let old = self.slot.put(frame) { recorder?.record(old, dropped: true) }
-                        SDLDisplay.wake()
+                        window?.wake()
                     }
                 }
             } catch {
@@ -136,13 +142,13 @@ final class PlaySession: @unchecked Sendable {
             }
             self.finished.set()
             self.slot.close()
-            if !headless { SDLDisplay.wake() }
+            if !headless { window?.wake() }
         }
         thread.stackSize = 4 << 20
         thread.start()
 
         if let display {
-            runWindow(display, receiver: receiver, source: source)
+            MainActor.assumeIsolated { runWindow(display, receiver: receiver, source: source) }
         } else {
             while !finished.isSet { usleep(20_000); onTick?() }
         }
@@ -194,7 +200,7 @@ final class PlaySession: @unchecked Sendable {
         return status
     }
 
-    private func runWindow(_ display: SDLDisplay, receiver: Receiver, source: ByteSource) {
+    @MainActor private func runWindow(_ display: SDLDisplay, receiver: Receiver, source: ByteSource) {
         var playing = false
         var lastFormat = ""
         var lastTick = MonotonicClock.nowMicros()

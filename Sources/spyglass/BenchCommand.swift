@@ -22,7 +22,7 @@ a plot (tools/plot-latency).
   --idle-flush-ms MS     receiver idle flush (default 1)
 """
 
-func runBench(_ argv: [String]) throws -> Int32 {
+@MainActor func runBench(_ argv: [String]) throws -> Int32 {
     var a = Arguments(args: argv)
     var settings = VideoEncoder.Settings()
     var duration = 10.0
@@ -137,7 +137,7 @@ func runBench(_ argv: [String]) throws -> Int32 {
 }
 
 /// Runs tools/plot-latency (matplotlib) if it can be found.
-func plot(csv: String, png: String, title: String) {
+@MainActor func plot(csv: String, png: String, title: String) {
     let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     let candidates = ["tools/plot-latency",
                       exe.deletingLastPathComponent().appendingPathComponent("../../tools/plot-latency").standardized.path,

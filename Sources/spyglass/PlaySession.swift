@@ -6,7 +6,7 @@ import Glibc
 
 /// `spyglass play`: one ``Pipeline`` per source, each on its own thread; the window (one feed)
 /// or nothing (headless) on the main thread; then one summary line per feed.
-final class PlaySession {
+@MainActor final class PlaySession {
     let urls: [SourceURL]
     var options: PlayOptions
     /// Called on the main thread about every 100 ms while running (bench's progress bar).
@@ -58,10 +58,10 @@ final class PlaySession {
         return status
     }
 
-    private func runWindow(_ feed: PlayFeed) {
+    @MainActor private func runWindow(_ feed: PlayFeed) {
         let display: SDLDisplay
         do {
-            display = try SDLDisplay(title: "Spyglass — \(feed.pipeline.label) — waiting", width: options.windowSize?.width ?? 960,
+            display = try SDLDisplay(system: SDLVideoSystem(), title: "Spyglass — \(feed.pipeline.label) — waiting", width: options.windowSize?.width ?? 960,
                                      height: options.windowSize?.height ?? 540, vsync: options.vsync,
                                      position: options.windowPosition)
         } catch {
@@ -82,7 +82,7 @@ final class PlaySession {
         let window = FeedWindow(display: display, pipeline: feed.pipeline, slot: feed.slot!, latency: feed.latency,
                                 recording: feed.recording, settings: settings)
         window.onTick = onTick
-        feed.wakeTarget.set({ SDLDisplay.wake() })
+        feed.wakeTarget.set({ display.wake() })
         window.run()
         feed.wakeTarget.set(nil)
         if let path = options.snapshotPath { feed.snapshotFailed = !Snapshot.write(display, path: path) }
@@ -120,7 +120,7 @@ enum DisplayCheck {
 
 /// `--snapshot`: the window's last presented picture, read back from the renderer, as PPM.
 enum Snapshot {
-    static func write(_ display: SDLDisplay, path: String) -> Bool {
+    @MainActor static func write(_ display: SDLDisplay, path: String) -> Bool {
         guard let rb = display.lastReadback else {
             Log.error("--snapshot: no picture was presented")
             return false

@@ -2,7 +2,7 @@ import Foundation
 import SpyglassCore
 
 /// `spyglass replay RECORDING`: a recording made with `--record`, at its original timing.
-func runReplay(_ argv: [String]) throws -> Int32 {
+@MainActor func runReplay(_ argv: [String]) throws -> Int32 {
     var rest: [String] = []
     var speed = 1.0
     var loop = false
@@ -65,7 +65,7 @@ func isPacketCapture(_ path: String) -> Bool {
 
 /// `spyglass replay capture.pcap`: the chosen UDP flow through the same pipeline, with the
 /// original inter-packet timing, or re-emitted on the network with `--send`.
-func replayCapture(_ path: String, url: SourceURL, options: PlayOptions, port: UInt16?, host: String?,
+@MainActor func replayCapture(_ path: String, url: SourceURL, options: PlayOptions, port: UInt16?, host: String?,
                    sendTo: String?, speed: Double) -> Int32 {
     let source: PcapSource
     do {

@@ -8,7 +8,7 @@ import Glibc
 /// stamps and logs it (``PresentationStamps``), and keeps the window honest about the feed:
 /// "Waiting for video" with what has arrived, STALLED with the last picture's age, the `s`
 /// statistics overlay (live from the feed's ``MetricsRegistry``), the replay keys and progress.
-public final class FeedWindow {
+@MainActor public final class FeedWindow {
     /// What the presenter needs to know besides the feed.
     public struct Settings {
         /// A live source with no new picture for this long is shown as stalled, ms.

@@ -1,13 +1,16 @@
 import CSDL2
 import CFFmpeg
 import Foundation
+import Synchronization
 
-/// The SDL2 window: each picture letterboxed at the window's size, resizable, with status text.
+/// An SDL2 window: each picture letterboxed at the window's size, resizable, with status text.
 ///
-/// Runs on the main thread. Other threads only call ``wake()``, which signals a condition that a
-/// waiting ``waitEvent(timeoutMillis:)`` sleeps on, so a ready frame wakes the display at once.
-/// (An SDL user event would go through the X server on X11: about 0.4 ms more per frame, measured
-/// under Xvfb.) Window-system events are polled every ``inputPollMillis`` meanwhile.
+/// Runs on the main thread, like the ``SDLVideoSystem`` it belongs to; several windows may share
+/// one system. Other threads only call ``wake()``, which signals this window's own condition that
+/// its waiting ``waitEvent(timeoutMillis:)`` sleeps on, so a ready frame wakes the display at once
+/// and wakes no other window. (An SDL user event would go through the X server on X11: about
+/// 0.4 ms more per frame, measured under Xvfb.) Window-system events are polled every
+/// ``inputPollMillis`` meanwhile, and each window gets only the events addressed to it.
 ///
 /// Two ways to the screen:
 /// - **Direct** (when SDL's software renderer is the one in use, as under Xvfb): libswscale
@@ -19,25 +22,43 @@ import Foundation
 ///   limited; those go straight in as IYUV with the matching `SDL_YUV_CONVERSION_MODE`.
 ///   Everything else (BT.709 full range, BT.2020, 4:2:2, 4:4:4, 10-bit, NV12, …) is converted
 ///   to RGB by ``PictureConverter`` into an RGB texture.
+@MainActor
 public final class SDLDisplay {
     /// What the window asks of its owner.
-    public enum Event: Equatable {
+    public enum Event: Equatable, Sendable {
+        /// Close: q or Esc, the window's close button, or SDL_QUIT.
         case quit
+        /// The f key.
         case toggleFullscreen
+        /// The window was exposed, resized, moved or focused: draw it again.
         case redraw
+        /// ``SDLDisplay/wake()`` was called: a frame is ready.
         case frameReady
+        /// Any other key pressed, as its SDL key code (`SDL_Keycode`).
         case key(Int32)
     }
 
-    /// Errors creating the window.
-    public enum DisplayError: Error, CustomStringConvertible {
+    /// Errors starting SDL or creating the window.
+    public enum DisplayError: Error, CustomStringConvertible, Sendable {
+        /// SDL failed; the text is `SDL_GetError()`.
         case sdl(String)
+        /// "SDL: " and SDL's error text.
         public var description: String {
             switch self { case .sdl(let s): return "SDL: \(s)" }
         }
     }
 
+    /// The video system this window belongs to (kept alive by the window).
+    public let system: SDLVideoSystem
     private var window: OpaquePointer?
+    /// SDL's id of the window (`SDL_GetWindowID`): the `windowID` that SDL events addressed to it carry.
+    public let windowID: UInt32
+    /// Events the system routed to this window, oldest first, not yet returned.
+    private var routed: [SDL_Event] = []
+    /// At most this many routed events are kept for a window nobody waits on (the oldest go).
+    private static let routedLimit = 256
+    /// This window's wake-up: set by ``wake()`` from any thread.
+    private nonisolated let wakeSignal = WakeSignal()
     private var renderer: OpaquePointer?
     private var texture: OpaquePointer?
     private var textureKey: TextureKey?
@@ -59,13 +80,8 @@ public final class SDLDisplay {
     public var captureReadback = false
     /// RGB24 pixels of the last presented picture (width, height, bytes), when ``captureReadback``.
     public private(set) var lastReadback: (width: Int, height: Int, rgb: [UInt8])?
-    /// Pictures uploaded through libswscale (the stream's format or colour needed conversion).
-    public private(set) var convertedFrames = 0
-
-    private static let wakeCondition = NSCondition()
-    nonisolated(unsafe) private static var wakePending = false
     /// How often a waiting display looks at keyboard and window events, ms.
-    public static let inputPollMillis = 4
+    public nonisolated static let inputPollMillis = 4
 
     private struct TextureKey: Equatable {
         var width: Int32, height: Int32
@@ -73,51 +89,57 @@ public final class SDLDisplay {
         var yuvMode: Int   // -1 = RGB via swscale
     }
 
-    /// Opens the window.
+    /// Opens a window.
     /// - Parameters:
+    ///   - system: the process's video system (SDL initialized, events routed); the window keeps it alive.
     ///   - title: window title.
-    ///   - width/height: initial client size, pixels.
+    ///   - width: initial client width, pixels.
+    ///   - height: initial client height, pixels.
     ///   - vsync: wait for vertical blank on present (off by default: latency).
+    ///   - position: window position on the screen, pixels (nil = let the window system choose).
     ///   - fontPath: TrueType font for status text (DejaVu Sans by default; text is skipped if missing).
-    /// - Throws: ``DisplayError`` when SDL cannot open a window (no display and no driver).
-    ///   - position: window position on the screen (nil = let the window system choose).
-    public init(title: String, width: Int = 960, height: Int = 540, vsync: Bool = false,
+    /// - Throws: ``DisplayError`` when SDL cannot open the window or give it a renderer.
+    public init(system: SDLVideoSystem, title: String, width: Int = 960, height: Int = 540, vsync: Bool = false,
                 position: (x: Int, y: Int)? = nil,
                 fontPath: String = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf") throws {
-        SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "1")
-        SDL_SetHint(SDL_HINT_RENDER_VSYNC, vsync ? "1" : "0")
-        SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "linear")
-        guard SDL_Init(SDL_INIT_VIDEO) == 0 else { throw DisplayError.sdl(String(cString: SDL_GetError())) }
-        window = SDL_CreateWindow(title, position.map { Int32($0.x) } ?? spy_sdl_windowpos_undefined(),
-                                  position.map { Int32($0.y) } ?? spy_sdl_windowpos_undefined(),
-                                  Int32(width), Int32(height),
-                                  SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue)
-        guard window != nil else { throw DisplayError.sdl(String(cString: SDL_GetError())) }
+        self.system = system
+        guard let window = SDL_CreateWindow(title, position.map { Int32($0.x) } ?? spy_sdl_windowpos_undefined(),
+                                            position.map { Int32($0.y) } ?? spy_sdl_windowpos_undefined(),
+                                            Int32(width), Int32(height),
+                                            SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue)
+        else { throw DisplayError.sdl(String(cString: SDL_GetError())) }
+        self.window = window
+        windowID = SDL_GetWindowID(window)
+        system.register(self, windowID: windowID)
         let flags = vsync ? SDL_RENDERER_PRESENTVSYNC.rawValue : 0
-        renderer = SDL_CreateRenderer(window, -1, flags | SDL_RENDERER_ACCELERATED.rawValue)
-            ?? SDL_CreateRenderer(window, -1, flags | SDL_RENDERER_SOFTWARE.rawValue)
-        guard renderer != nil else { throw DisplayError.sdl(String(cString: SDL_GetError())) }
-        var info = SDL_RendererInfo()
-        if SDL_GetRendererInfo(renderer, &info) == 0, let n = info.name { rendererName = String(cString: n) }
-        // OpenGL on a software rasterizer (Mesa llvmpipe, as under Xvfb) is slower than SDL's own
-        // software renderer, unless the user chose a driver (SDL_RENDER_DRIVER). SDL 2.26 would
-        // still push the software renderer's window surface through an OpenGL texture (its
-        // "framebuffer acceleration"), so turn that off too: the surface then goes to X by MIT-SHM.
-        // Measured per 640x360 frame under Xvfb: OpenGL 3.7 ms, software through GL 2.1 ms,
-        // software to X 0.3 ms (present) + 0.2 ms (upload).
-        if rendererName.hasPrefix("opengl") && ProcessInfo.processInfo.environment["SDL_RENDER_DRIVER"] == nil,
-           let gl = Self.glRendererString(), ["llvmpipe", "softpipe", "Software Rasterizer", "swrast"].contains(where: { gl.contains($0) }),
-           let soft = {
-               SDL_DestroyRenderer(renderer)
-               if ProcessInfo.processInfo.environment["SDL_FRAMEBUFFER_ACCELERATION"] == nil {
-                   SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
-               }
-               return SDL_CreateRenderer(window, -1, flags | SDL_RENDERER_SOFTWARE.rawValue)
-           }() {
-            renderer = soft
+        let driverChosen = ProcessInfo.processInfo.environment["SDL_RENDER_DRIVER"] != nil
+        if !driverChosen, let gl = system.softwareOpenGL {
+            // An earlier window found OpenGL to be a software rasterizer: straight to software.
+            renderer = SDL_CreateRenderer(window, -1, flags | SDL_RENDERER_SOFTWARE.rawValue)
+            guard renderer != nil else { throw DisplayError.sdl(String(cString: SDL_GetError())) }
             rendererName = "software (OpenGL here is \(gl))"
+        } else {
+            renderer = SDL_CreateRenderer(window, -1, flags | SDL_RENDERER_ACCELERATED.rawValue)
+                ?? SDL_CreateRenderer(window, -1, flags | SDL_RENDERER_SOFTWARE.rawValue)
+            guard renderer != nil else { throw DisplayError.sdl(String(cString: SDL_GetError())) }
+            var info = SDL_RendererInfo()
+            if SDL_GetRendererInfo(renderer, &info) == 0, let n = info.name { rendererName = String(cString: n) }
+            // OpenGL on a software rasterizer (Mesa llvmpipe, as under Xvfb) is slower than SDL's own
+            // software renderer, unless the user chose a driver (SDL_RENDER_DRIVER); and the software
+            // renderer's window surface then goes to X by MIT-SHM (see
+            // ``SDLVideoSystem/noteSoftwareOpenGL(_:)``). Measured per 640x360 frame under Xvfb:
+            // OpenGL 3.7 ms, software through GL 2.1 ms, software to X 0.3 ms (present) + 0.2 ms (upload).
+            if rendererName.hasPrefix("opengl") && !driverChosen,
+               let gl = Self.glRendererString(),
+               ["llvmpipe", "softpipe", "Software Rasterizer", "swrast"].contains(where: { gl.contains($0) }) {
+                SDL_DestroyRenderer(renderer)
+                system.noteSoftwareOpenGL(gl)
+                renderer = SDL_CreateRenderer(window, -1, flags | SDL_RENDERER_SOFTWARE.rawValue)
+                guard renderer != nil else { throw DisplayError.sdl(String(cString: SDL_GetError())) }
+                rendererName = "software (OpenGL here is \(gl))"
+            }
         }
-        if rendererName.hasPrefix("software") && ProcessInfo.processInfo.environment["SDL_RENDER_DRIVER"] == nil {
+        if rendererName.hasPrefix("software") && !driverChosen {
             SDL_DestroyRenderer(renderer)
             renderer = nil
             directSurface = true
@@ -129,7 +151,7 @@ public final class SDLDisplay {
                 guard renderer != nil else { throw DisplayError.sdl(String(cString: SDL_GetError())) }
             }
         }
-        if TTF_Init() == 0 { font = TTF_OpenFont(fontPath, 22) }
+        if system.fontsAvailable { font = TTF_OpenFont(fontPath, 22) }
         redraw()
     }
 
@@ -162,37 +184,56 @@ public final class SDLDisplay {
         return String(cString: s)
     }
 
-    deinit {
+    // SDL clean-up on the main actor: inline when the last reference goes there (as in `play`);
+    // queued to the main actor when it goes on another thread (a decoder that held the window for
+    // wake()), where a process about to exit may never run it. The system, and so SDL_Quit, goes
+    // after the window, since the window holds it.
+    isolated deinit {
         if let texture { SDL_DestroyTexture(texture) }
         if let font { TTF_CloseFont(font) }
         if let renderer { SDL_DestroyRenderer(renderer) }
         if let window { SDL_DestroyWindow(window) }
-        SDL_Quit()
     }
 
-    /// Wakes a display waiting in ``waitEvent(timeoutMillis:)``: it returns ``Event/frameReady``.
-    /// Safe from any thread.
-    public static func wake() {
-        wakeCondition.lock()
-        wakePending = true
-        wakeCondition.signal()
-        wakeCondition.unlock()
+    /// Wakes this window's ``waitEvent(timeoutMillis:)`` (now, or the next one if none is
+    /// waiting): it returns ``Event/frameReady``. Other windows are not woken. Wakes before the
+    /// wait returns count once. Safe from any thread; does not block beyond a short lock.
+    public nonisolated func wake() {
+        wakeSignal.wake()
     }
 
-    private static func takeWake(waitingUpTo micros: Int) -> Bool {
-        wakeCondition.lock(); defer { wakeCondition.unlock() }
-        if !wakePending && micros > 0 {
-            _ = wakeCondition.wait(until: Date(timeIntervalSinceNow: Double(micros) / 1e6))
+    /// A wake-up flag with a condition to sleep on: one per window.
+    private final class WakeSignal: Sendable {
+        private let condition = NSCondition()
+        /// Written under `condition`'s lock (so a sleeper cannot miss it); read without it too.
+        private let pending = Atomic<Bool>(false)
+
+        func wake() {
+            condition.lock()
+            pending.store(true, ordering: .releasing)
+            condition.signal()
+            condition.unlock()
         }
-        let woken = wakePending
-        wakePending = false
-        return woken
+
+        /// Takes a pending wake-up, first sleeping up to `micros` µs for one if none is pending.
+        func take(waitingUpTo micros: Int) -> Bool {
+            if pending.exchange(false, ordering: .acquiringAndReleasing) { return true }
+            guard micros > 0 else { return false }
+            condition.lock()
+            if !pending.load(ordering: .acquiring) {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(micros) / 1e6))
+            }
+            condition.unlock()
+            return pending.exchange(false, ordering: .acquiringAndReleasing)
+        }
     }
 
     /// Sets the title bar text.
+    /// - Parameter title: the new title.
     public func setTitle(_ title: String) { SDL_SetWindowTitle(window, title) }
 
-    /// Shows a full-window status message (waiting, ended) in place of the picture.
+    /// Shows a full-window status message (waiting, ended) in place of the picture, and redraws.
+    /// - Parameter lines: the message, one entry per line.
     public func showMessage(_ lines: [String]) {
         message = lines
         hasPicture = false
@@ -204,14 +245,6 @@ public final class SDLDisplay {
     /// Draws a ``TimeCode`` of the wall clock (µs since the epoch) across the bottom of the window
     /// at every redraw: a camera pointed at the screen, streamed back, shows when it looked.
     public var showClock = false
-
-    /// Height of the clock strip for the current window, pixels (0 without `showClock`).
-    public var clockStripHeight: Int {
-        guard showClock else { return 0 }
-        var ow: Int32 = 0, oh: Int32 = 0
-        SDL_GetRendererOutputSize(renderer, &ow, &oh)
-        return TimeCode.stripHeight(width: Int(ow))
-    }
 
     private func drawClock(width: Int, y: Int) {
         let b = TimeCode.blockSize(width: width)
@@ -226,37 +259,49 @@ public final class SDLDisplay {
         }
     }
 
-    /// A progress bar with a line of text along the bottom (replay); nil for none.
+    /// A progress bar with a line of text along the bottom (replay), drawn from the next redraw on.
+    /// - Parameters:
+    ///   - fraction: how far along, 0 to 1 (clamped).
+    ///   - text: the line drawn on the bar.
     public func setProgress(fraction: Double, text: String) {
         progress = (max(0, min(1, fraction)), text)
     }
 
-    /// Lines drawn over the picture's corner (stall state, counters); empty for none.
+    /// Lines drawn over the picture's corner (stall state, counters) from the next redraw on.
+    /// - Parameter lines: the lines; empty for none.
     public func setOverlay(_ lines: [String]) {
         overlay = lines
     }
 
-    /// Waits for the next event, up to `timeoutMillis`: a ready frame (``wake()``) first, then
-    /// window events. Returns nil on timeout.
+    /// Waits for this window's next event: a ready frame (``wake()``) first, then the window-system
+    /// events addressed to this window (or to no window, like `SDL_QUIT`), polled every
+    /// ``inputPollMillis`` while it sleeps on the wake-up.
+    /// - Parameter timeoutMillis: longest wait, ms (0 or less: only what is pending now).
+    /// - Returns: the event, or nil on timeout.
     public func waitEvent(timeoutMillis: Int32) -> Event? {
         let deadline = MonotonicClock.nowMicros() + UInt64(max(0, timeoutMillis)) * 1000
         while true {
-            if Self.takeWake(waitingUpTo: 0) { return .frameReady }
-            var e = SDL_Event()
-            while SDL_PollEvent(&e) == 1 {
-                if let event = translate(e) { return event }
-            }
+            if wakeSignal.take(waitingUpTo: 0) { return .frameReady }
+            if let event = nextRoutedEvent() { return event }
             let now = MonotonicClock.nowMicros()
             guard now < deadline else { return nil }
-            if Self.takeWake(waitingUpTo: min(Int(deadline - now), Self.inputPollMillis * 1000)) { return .frameReady }
+            if wakeSignal.take(waitingUpTo: min(Int(deadline - now), Self.inputPollMillis * 1000)) { return .frameReady }
         }
     }
 
-    /// Takes one pending event without waiting.
-    public func pollEvent() -> Event? {
-        var e = SDL_Event()
-        guard SDL_PollEvent(&e) == 1 else { return nil }
-        return translate(e) ?? .redraw
+    /// Pumps the system's events, then takes the first routed event that means something here.
+    private func nextRoutedEvent() -> Event? {
+        system.pumpEvents()
+        while !routed.isEmpty {
+            if let event = translate(routed.removeFirst()) { return event }
+        }
+        return nil
+    }
+
+    /// Queues an event the system routed to this window.
+    func deliver(_ e: SDL_Event) {
+        if routed.count >= Self.routedLimit { routed.removeFirst() }
+        routed.append(e)
     }
 
     private func translate(_ e: SDL_Event) -> Event? {
@@ -268,13 +313,17 @@ public final class SDLDisplay {
             if sym == Int32(SDLK_f.rawValue) { return .toggleFullscreen }
             return .key(sym)
         case SDL_WINDOWEVENT.rawValue:
-            return .redraw
+            // With several windows SDL sends no SDL_QUIT until the last one closes.
+            return e.window.event == UInt8(SDL_WINDOWEVENT_CLOSE.rawValue) ? .quit : .redraw
         default:
             return nil
         }
     }
 
     /// Resizes the window to `width`x`height`, scaled down to fit 90 % of the usable screen.
+    /// - Parameters:
+    ///   - width: wanted client width, pixels (at least 64 is kept).
+    ///   - height: wanted client height, pixels (at least 64 is kept).
     public func fitWindow(width: Int, height: Int) {
         var bounds = SDL_Rect()
         var w = width, h = height
@@ -293,6 +342,7 @@ public final class SDLDisplay {
     }
 
     /// Uploads `frame` and presents it. Returns after `SDL_RenderPresent` returns.
+    /// - Parameter frame: the decoded picture; kept until the next one (redraws show it again).
     /// - Returns: false when the picture could not be shown (no texture that large); logged once.
     @discardableResult
     public func present(_ frame: DecodedFrame) -> Bool {
@@ -381,7 +431,12 @@ public final class SDLDisplay {
     }
 
     /// The letterboxed destination rectangle for a picture of display aspect `aspect` (w/h).
-    public static func letterboxRect(outputWidth: Int, outputHeight: Int, aspect: Double) -> (x: Int, y: Int, w: Int, h: Int) {
+    /// - Parameters:
+    ///   - outputWidth: width of the area to fill, pixels.
+    ///   - outputHeight: height of the area to fill, pixels.
+    ///   - aspect: the picture's display aspect ratio, width / height.
+    /// - Returns: the centred rectangle, pixels; the whole area when any input is not positive.
+    public nonisolated static func letterboxRect(outputWidth: Int, outputHeight: Int, aspect: Double) -> (x: Int, y: Int, w: Int, h: Int) {
         guard outputWidth > 0, outputHeight > 0, aspect > 0 else { return (0, 0, outputWidth, outputHeight) }
         var w = outputWidth
         var h = Int((Double(w) / aspect).rounded())
@@ -408,7 +463,7 @@ public final class SDLDisplay {
     // MARK: - upload
 
     /// SDL's YUV conversion mode for a frame, or nil when SDL cannot show it right.
-    static func sdlYUVMode(for frame: DecodedFrame) -> SDL_YUV_CONVERSION_MODE? {
+    nonisolated static func sdlYUVMode(for frame: DecodedFrame) -> SDL_YUV_CONVERSION_MODE? {
         let fmt = frame.pixelFormat
         guard fmt == AV_PIX_FMT_YUV420P || fmt == AV_PIX_FMT_YUVJ420P else { return nil }
         let full = frame.isFullRange
@@ -464,7 +519,6 @@ public final class SDLDisplay {
                                        format: AV_PIX_FMT_BGRA)
             SDL_UnlockTexture(texture)
             guard ok else { return false }
-            convertedFrames += 1
         }
         return true
     }

@@ -1,0 +1,238 @@
+// Two real SDL windows in this process through one SDLVideoSystem: each gets the events addressed
+// to it, and a wake-up wakes only the window it was meant for.
+//
+// They need an X display: $DISPLAY when set (xvfb-run -a swift test), else a private Xvfb that the
+// test starts and stops. With neither, the tests are skipped and say why.
+import CSDL2
+import Foundation
+import Testing
+@testable import SpyglassCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@MainActor
+@Suite("SDL windows in one process", .serialized,
+       .enabled(if: VirtualScreen.isPossible,
+                "no X display: DISPLAY is unset and Xvfb is not installed (apt install xvfb, or run under xvfb-run -a)"))
+struct WindowRoutingTests {
+    /// Far longer than any event or wake-up takes; only reached when something is broken.
+    static let deadlineMillis: Int32 = 20_000
+
+    @Test("a key event addressed to window B reaches B only; SDL_QUIT reaches both")
+    func keyEventGoesToItsWindowOnly() throws {
+        try withTwoWindows { a, b in
+            #expect(a.windowID != 0 && b.windowID != 0 && a.windowID != b.windowID)
+            let forB = Int32(SDLK_x.rawValue), forA = Int32(SDLK_y.rawValue)
+            try pushKey(forB, to: b.windowID)
+            // Pushed after B's: once A has its own key, B's has been routed too (one queue, in order).
+            try pushKey(forA, to: a.windowID)
+
+            let seenByA = try #require(events(of: a, until: .key(forA)), "window A never got the key addressed to it")
+            #expect(!seenByA.contains(.key(forB)), "window A got B's key: \(seenByA)")
+            let seenByB = try #require(events(of: b, until: .key(forB)), "window B never got the key addressed to it")
+            #expect(!seenByB.contains(.key(forA)), "window B got A's key: \(seenByB)")
+            #expect(!pending(a).contains(.key(forB)))
+            #expect(!pending(b).contains(.key(forA)))
+
+            // An event that names no window goes to every window.
+            var quit = SDL_Event()
+            quit.type = SDL_QUIT.rawValue
+            #expect(SDL_PushEvent(&quit) == 1, "SDL_PushEvent: \(String(cString: SDL_GetError()))")
+            #expect(events(of: a, until: .quit) != nil, "window A missed SDL_QUIT")
+            #expect(events(of: b, until: .quit) != nil, "window B missed SDL_QUIT")
+        }
+    }
+
+    @Test("wake() on window A wakes A's wait, not B's")
+    func wakeWakesOnlyItsWindow() throws {
+        try withTwoWindows { a, b in
+            // From another thread, as a decoder would, while A's wait sleeps on A's condition.
+            Thread { a.wake() }.start()
+            #expect(events(of: a, until: .frameReady) != nil, "window A's wait was not woken")
+
+            // Once a wake-up of A has been made, B has nothing of it and A still has all of it.
+            try wakeFromAnotherThread(a)
+            #expect(!pending(b).contains(.frameReady), "waking A woke B")
+            #expect(events(of: a, until: .frameReady) != nil, "window A's wake-up went elsewhere")
+
+            try wakeFromAnotherThread(b)
+            #expect(!pending(a).contains(.frameReady), "waking B woke A")
+            #expect(events(of: b, until: .frameReady) != nil, "window B's wait was not woken")
+        }
+    }
+
+    // MARK: - helpers
+
+    /// Opens windows A and B through one video system on a virtual screen, runs `body`, then
+    /// closes both, shuts SDL down, and only then stops the screen (if the test started it).
+    private func withTwoWindows(_ body: (SDLDisplay, SDLDisplay) throws -> Void) throws {
+        let screen = try VirtualScreen()
+        defer { screen.stop() }
+        try openAndRun(on: screen, body)
+    }
+
+    private func openAndRun(on screen: VirtualScreen, _ body: (SDLDisplay, SDLDisplay) throws -> Void) throws {
+        let system = try screen.whileDisplaySet { try SDLVideoSystem() }
+        let a = try SDLDisplay(system: system, title: "A", width: 320, height: 180, position: (0, 0))
+        let b = try SDLDisplay(system: system, title: "B", width: 320, height: 180, position: (400, 0))
+        try body(a, b)
+        // Windows and system go here, on the main actor (their deinits run inline), while the
+        // X server is still up: Xlib exits the process when its server vanishes under it.
+    }
+
+    /// Calls `display.wake()` on another thread and returns once that call has returned.
+    private func wakeFromAnotherThread(_ display: SDLDisplay) throws {
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            display.wake()
+            done.signal()
+        }.start()
+        try #require(done.wait(timeout: .now() + .seconds(Int(Self.deadlineMillis / 1000))) == .success,
+                     "the waking thread did not finish")
+    }
+
+    /// Pushes a key-down event for `sym` addressed to the window `windowID`.
+    private func pushKey(_ sym: Int32, to windowID: UInt32) throws {
+        var e = SDL_Event()
+        e.key.type = SDL_KEYDOWN.rawValue
+        e.key.windowID = windowID
+        e.key.state = UInt8(SDL_PRESSED)
+        e.key.keysym.sym = sym
+        try #require(SDL_PushEvent(&e) == 1, "SDL_PushEvent: \(String(cString: SDL_GetError()))")
+    }
+
+    /// The events `display` returns up to and including `wanted`; nil if it never comes.
+    private func events(of display: SDLDisplay, until wanted: SDLDisplay.Event) -> [SDLDisplay.Event]? {
+        var seen: [SDLDisplay.Event] = []
+        while seen.count < 10_000, let e = display.waitEvent(timeoutMillis: Self.deadlineMillis) {
+            seen.append(e)
+            if e == wanted { return seen }
+        }
+        return nil
+    }
+
+    /// The events `display` has ready now, without waiting.
+    private func pending(_ display: SDLDisplay) -> [SDLDisplay.Event] {
+        var seen: [SDLDisplay.Event] = []
+        while seen.count < 10_000, let e = display.waitEvent(timeoutMillis: 0) { seen.append(e) }
+        return seen
+    }
+}
+
+/// An X display for in-process SDL tests: `$DISPLAY` when set, else a private Xvfb started here
+/// (it picks a free display number itself and reports it with `-displayfd`).
+///
+/// Xvfb is started with `posix_spawn` and an empty signal mask: Swift Testing runs tests on
+/// dispatch worker threads, which block SIGTERM, and a child started from one (as `Process`
+/// would) inherits that and cannot be stopped politely.
+final class VirtualScreen {
+    static let xvfbPath = "/usr/bin/Xvfb"
+
+    /// True when a display is set or Xvfb can be started.
+    static var isPossible: Bool {
+        ProcessInfo.processInfo.environment["DISPLAY"] != nil || FileManager.default.isExecutableFile(atPath: xvfbPath)
+    }
+
+    enum Failure: Error, CustomStringConvertible {
+        case xvfb(String)
+        var description: String {
+            switch self { case .xvfb(let s): return "Xvfb did not start: \(s)" }
+        }
+    }
+
+    /// The display name (":N").
+    let name: String
+    /// The server's process id when this object started it.
+    private var server: pid_t?
+
+    init() throws {
+        if let display = ProcessInfo.processInfo.environment["DISPLAY"] {
+            name = display
+            return
+        }
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("xvfb-\(getpid())-\(UUID().uuidString).log").path
+        defer { unlink(log) }
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw Failure.xvfb("pipe: \(String(cString: strerror(errno)))") }
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        defer { close(readEnd) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
+        posix_spawn_file_actions_addopen(&actions, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addclose(&actions, readEnd)
+        posix_spawn_file_actions_addclose(&actions, writeEnd)
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attr, &none)
+        posix_spawnattr_setsigdefault(&attr, &all)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let args = [Self.xvfbPath, "-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp", "-noreset"]
+        var argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, Self.xvfbPath, &actions, &attr, &argv, environ)
+        close(writeEnd)
+        guard rc == 0 else { throw Failure.xvfb("posix_spawn: \(String(cString: strerror(rc)))") }
+        server = pid
+
+        // The display number and a newline, once the server accepts connections; EOF if it dies.
+        var text = ""
+        let deadline = Date(timeIntervalSinceNow: 30)
+        while !text.hasSuffix("\n") && Date() < deadline {
+            var pfd = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 200) > 0 else { continue }
+            var byte: UInt8 = 0
+            guard read(readEnd, &byte, 1) == 1 else { break }
+            text.append(Character(UnicodeScalar(byte)))
+        }
+        guard let number = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            Self.terminate(pid)
+            let err = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw Failure.xvfb((text.isEmpty ? "no display number within 30 s" : "it said '\(text)'") + ". \(err.suffix(500))")
+        }
+        name = ":\(number)"
+    }
+
+    deinit { stop() }
+
+    /// Runs `body` with `DISPLAY` naming this screen (SDL's X11 driver reads it in `SDL_Init`),
+    /// then puts the environment back as it was.
+    func whileDisplaySet<T>(_ body: () throws -> T) rethrows -> T {
+        guard server != nil else { return try body() }
+        setenv("DISPLAY", name, 1)
+        defer { unsetenv("DISPLAY") }
+        return try body()
+    }
+
+    /// Stops the server if this object started it: SIGTERM, then SIGKILL if it is still there
+    /// after 10 s. Returns once it has been reaped.
+    func stop() {
+        guard let pid = server else { return }
+        server = nil
+        Self.terminate(pid)
+    }
+
+    private static func terminate(_ pid: pid_t) {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if Date() > deadline {
+                kill(pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                return
+            }
+            usleep(10_000)
+        }
+    }
+}

@@ -22,7 +22,7 @@ import SpyglassCore
         }
     }
     if let f = from, let t = to, t <= f { throw CLIError.usage("replay: --to (\(t)) must be after --from (\(f))") }
-    let (urls, options) = try parsePlay(rest)
+    let (urls, options) = try PlayArguments.parse(rest)
     guard urls.count == 1, let url = urls.first, case .file(let path) = url else {
         FileHandle.standardError.write(Data("spyglass: error: replay takes a recording file\n".utf8))
         return 1

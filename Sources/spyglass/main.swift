@@ -76,106 +76,16 @@ struct Arguments {
         guard d == d.rounded() else { throw CLIError.usage("\(flag): must be a whole number") }
         return Int(d)
     }
+    /// Two whole numbers `AxB` (separator `sep`), each in `range`; `hint` names the form in the error.
+    mutating func pair(_ flag: String, separator sep: Character, _ range: ClosedRange<Int>, hint: String) throws -> (Int, Int) {
+        let v = try value(flag)
+        let parts = v.split(separator: sep).compactMap { Int($0) }
+        guard parts.count == 2, range.contains(parts[0]), range.contains(parts[1]) else {
+            throw CLIError.usage("\(flag): '\(v)' (use \(hint), \(range.lowerBound) to \(range.upperBound) each)")
+        }
+        return (parts[0], parts[1])
+    }
     static func format(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d) }
-}
-
-func parsePlay(_ argv: [String]) throws -> ([SourceURL], PlayOptions) {
-    var a = Arguments(args: argv)
-    var o = PlayOptions()
-    var sources: [String] = []
-    while let arg = a.next() {
-        switch arg {
-        case "--codec":
-            let v = try a.value(arg)
-            switch v {
-            case "auto": o.receiver.codec = nil
-            case "h264", "avc": o.receiver.codec = .h264
-            case "h265", "hevc": o.receiver.codec = .h265
-            default: throw CLIError.usage("--codec: '\(v)' (use auto, h264 or h265)")
-            }
-        case "--display":
-            let v = try a.value(arg)
-            guard let d = PlayOptions.DisplayKind(rawValue: v) else { throw CLIError.usage("--display: '\(v)' (use sdl or none)") }
-            o.display = d
-        case "--frames": o.receiver.maxFrames = try a.integer(arg, 1...1_000_000_000)
-        case "--timeout": o.receiver.timeoutSeconds = try a.number(arg, 0.001...1_000_000)
-        case "--fps":
-            o.receiver.fps = try a.number(arg, 0.1...1000)
-        case "--untimed": o.receiver.untimed = true
-        case "--allow-from":
-            let v = try a.value(arg)
-            guard let prefix = AddressPrefix(v) else { throw CLIError.usage("--allow-from: '\(v)' (use ADDR or ADDR/PREFIX)") }
-            o.receiver.allowFrom.append(prefix)
-        case "--stall-ms": o.stallMillis = try a.number(arg, 50...600_000)
-        case "--hide-damaged": o.showDamaged = false
-        case "--show-damaged": o.showDamaged = true
-        case "--rtp": o.receiver.transport = .rtp
-        case "--raw": o.receiver.transport = .raw
-        case "--reorder-ms": o.receiver.reorderWindowMicros = Int(try a.number(arg, 0...5_000) * 1000)
-        case "--join-timeout-ms": o.receiver.joinTimeoutMicros = Int(try a.number(arg, 0...600_000) * 1000)
-        case "--decode": 
-            let v = try a.value(arg)
-            guard let m = ReceiverOptions.DecodeMode(rawValue: v) else { throw CLIError.usage("--decode: auto, au or nal") }
-            o.receiver.decodeMode = m
-        case "--sdp":
-            let path = try a.value(arg)
-            do { o.receiver.sdp = try SessionDescription(path: path) } catch {
-                FileHandle.standardError.write(Data("spyglass: error: \(error)\n".utf8)); exit(1)
-            }
-        case "--idle-flush-ms": o.receiver.idleFlushMicros = Int(try a.number(arg, 0...10_000) * 1000)
-        case "--threads": o.receiver.decoderThreads = try a.integer(arg, 1...64); o.receiver.autoSliceThreads = false
-        case "--framemd5": o.framemd5Path = try a.value(arg)
-        case "--summary": o.summaryPath = try a.value(arg)
-        case "--record": o.recordPath = try a.value(arg)
-        case "--record-split-mb": o.recordSplitBytes = Int(try a.number(arg, 0.01...1_000_000) * 1_048_576)
-        case "--record-split-min": o.recordSplitMicros = UInt64(try a.number(arg, 0.05...100_000) * 60_000_000)
-        case "--latency-log": o.latencyLogPath = try a.value(arg)
-        case "--snapshot": o.snapshotPath = try a.value(arg)
-        case "--vsync": o.vsync = true
-        case "--clock": o.clock = true
-        case "--window-pos":
-            let v = try a.value(arg)
-            let parts = v.split(separator: ",").compactMap { Int($0) }
-            guard parts.count == 2, (0...16384).contains(parts[0]), (0...16384).contains(parts[1]) else {
-                throw CLIError.usage("--window-pos: '\(v)' (use X,Y)")
-            }
-            o.windowPosition = (parts[0], parts[1])
-        case "--window-size":
-            let v = try a.value(arg)
-            let parts = v.split(separator: "x").compactMap { Int($0) }
-            guard parts.count == 2, (64...8192).contains(parts[0]), (64...8192).contains(parts[1]) else {
-                throw CLIError.usage("--window-size: '\(v)' (use WxH, 64 to 8192 each)")
-            }
-            o.windowSize = (parts[0], parts[1])
-        case "--quiet", "-q": o.quiet = true
-        case "--verbose", "-v": o.verbose = true
-        case "--max-au-mb": o.receiver.maxAccessUnitBytes = Int(try a.number(arg, 0.01...1024) * 1_048_576)
-        case "--max-size":
-            let v = try a.value(arg)
-            let parts = v.split(separator: "x").compactMap { Int($0) }
-            guard parts.count == 2, (16...16384).contains(parts[0]), (16...16384).contains(parts[1]) else {
-                throw CLIError.usage("--max-size: '\(v)' (use WxH, 16 to 16384 each)")
-            }
-            o.receiver.maxPictureWidth = parts[0]; o.receiver.maxPictureHeight = parts[1]
-        case "-h", "--help": print(usage); exit(0)
-        case "--":
-            while let rest = a.next() { sources.append(rest) }
-        default:
-            if arg.hasPrefix("--") { throw CLIError.usage("unknown option \(arg)") }
-            sources.append(arg)
-        }
-    }
-    guard !sources.isEmpty else { throw CLIError.usage("play needs a SOURCE") }
-    var urls: [SourceURL] = []
-    for text in sources {
-        do {
-            urls.append(try SourceURL(parsing: text))
-        } catch {
-            FileHandle.standardError.write(Data("spyglass: error: \(text): \(error)\n".utf8))
-            exit(1)
-        }
-    }
-    return (urls, o)
 }
 
 var argv = Array(CommandLine.arguments.dropFirst())
@@ -188,7 +98,7 @@ argv.removeFirst()
 do {
     switch command {
     case "play":
-        let (urls, options) = try parsePlay(argv)
+        let (urls, options) = try PlayArguments.parse(argv)
         exit(PlaySession(urls: urls, options: options).run())
     case "send":
         exit(try runSend(argv))

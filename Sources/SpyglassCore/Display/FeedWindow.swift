@@ -149,7 +149,7 @@ import Glibc
         p.lastPresented = frame.timing.presentedMicros
         if p.stalled { display.setOverlay(showStats ? Self.statsLines(pipeline.summary) : []); p.stalled = false; p.playing = false }
         PresentationStamps.record(frame, metrics: pipeline.metrics, latency: latency)
-        let fmt = "\(pipeline.summary.codec ?? "") \(frame.width)x\(frame.height)"
+        let fmt = "\(pipeline.metrics.codec ?? "") \(frame.width)x\(frame.height)"
         if !p.playing || fmt != p.lastFormat {
             display.setTitle(title("playing \(fmt)"))
             p.playing = true

@@ -23,6 +23,9 @@ final class FeedLoop {
     private var perNAL = false
     private var threadsChosen = false
     private var framesDecoded = 0
+    /// What the feed's state says already, so that the hot path does not take its lock.
+    private var sawData = false
+    private var live = false
     private var lastDataMicros = MonotonicClock.nowMicros()
     private var events: [DepacketizerEvent] = []
     private var stageEvents: [AccessUnitStage.Event] = []
@@ -90,7 +93,7 @@ final class FeedLoop {
     private func take(_ buffer: [UInt8], count: Int, arrivalMicros: UInt64, truncated: Bool) {
         lastDataMicros = arrivalMicros
         observers.datagram?(count)
-        if status.state == .waitingForData { status.set(.waitingForPicture) }
+        if !sawData { sawData = true; status.set(.waitingForPicture) }
         buffer.withUnsafeBytes { raw in
             depacketizer.push(UnsafeRawBufferPointer(rebasing: raw[0..<count]), arrivalMicros: arrivalMicros,
                               truncated: truncated) { events.append($0) }
@@ -215,7 +218,7 @@ final class FeedLoop {
             metrics.observe(.decode, micros: t.decodeEndMicros - t.decodeStartMicros)
             if t.decodeStartMicros >= t.lastByteMicros { metrics.observe(.assembly, micros: t.decodeStartMicros - t.lastByteMicros) }
         }
-        if status.state != .live { status.set(.live) }
+        if !live { live = true; status.set(.live) }
         sink.consume(frame)
     }
 
@@ -259,6 +262,7 @@ final class FeedLoop {
         stage.discardPending()
         try? decoder?.reset(parameterSets: stage.parameterSets?.allUnits ?? [])
         gate.restart(atMicros: MonotonicClock.nowMicros())
+        live = false
         status.set(.waitingForPicture)
     }
 
@@ -268,6 +272,7 @@ final class FeedLoop {
         metrics.add(.disconnects)
         let listening = (source as? TCPSource)?.listeningPort ?? 0 > 0
         Log.info("\(source.label): sender disconnected; \(listening ? "waiting for the next one" : "reconnecting")")
+        live = false
         status.set(.reconnecting)
     }
 

@@ -83,6 +83,9 @@ public final class MetricsRegistry: Sendable {
         state.withLock { $0.changes.append(line) }
     }
 
+    /// The codec in use ("H.264", "H.265"), once known (cheaper than a whole snapshot).
+    public var codec: String? { state.withLock { $0.codec } }
+
     /// Everything, at one instant.
     public func snapshot() -> Snapshot {
         state.withLock { s in

@@ -22,15 +22,13 @@ public struct ReceiverOptions: Sendable {
     /// truncated or lost slice leaves libavcodec's CHUNKS mode stuck in the picture until the
     /// next IDR ("frame num change" errors), so it is opt-in for clean links.
     public enum DecodeMode: String, Sendable {
-        /// Whole access units (today the same as `au`).
-        case auto
         /// Whole access units (one packet each).
         case accessUnit = "au"
         /// H.264: each NAL unit as it completes (`AV_CODEC_FLAG2_CHUNKS`); H.265 falls back to
         /// whole access units (libavcodec's HEVC decoder needs them). Not with paced playback.
         case nal
     }
-    public var decodeMode: DecodeMode = .auto
+    public var decodeMode: DecodeMode = .accessUnit
     /// How UDP payloads are read.
     public enum Transport: String, Sendable {
         /// RTP when datagrams look like RTP (version 2, dynamic payload type), else raw Annex B.

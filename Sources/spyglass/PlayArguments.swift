@@ -1,0 +1,143 @@
+import Foundation
+import SpyglassCore
+
+/// `spyglass play` (and `replay`) arguments: sources and options, each option handled by the
+/// group it belongs to (receive path, outputs, window).
+enum PlayArguments {
+    /// Every option `play` knows, for "did you mean" on a mistyped one.
+    static let known = ["--codec", "--display", "--frames", "--timeout", "--fps", "--untimed", "--allow-from",
+                        "--stall-ms", "--hide-damaged", "--show-damaged", "--rtp", "--raw", "--reorder-ms",
+                        "--join-timeout-ms", "--decode", "--sdp", "--idle-flush-ms", "--threads", "--framemd5",
+                        "--summary", "--record", "--record-split-mb", "--record-split-min", "--latency-log",
+                        "--snapshot", "--vsync", "--clock", "--window-pos", "--window-size", "--quiet",
+                        "--verbose", "--max-au-mb", "--max-size", "--help"]
+
+    /// Parses `play`'s arguments.
+    /// - Returns: the sources, in order (feed 1, 2, …), and the options.
+    /// - Throws: ``CLIError/usage(_:)`` with a one-line message.
+    static func parse(_ argv: [String]) throws -> ([SourceURL], PlayOptions) {
+        var a = Arguments(args: argv)
+        var o = PlayOptions()
+        var sources: [String] = []
+        while let arg = a.next() {
+            if try receiverOption(arg, &a, &o.receiver) || outputOption(arg, &a, &o) || windowOption(arg, &a, &o) { continue }
+            switch arg {
+            case "-h", "--help": print(usage); exit(0)
+            case "--": while let rest = a.next() { sources.append(rest) }
+            default:
+                if arg.hasPrefix("-") && arg.count > 1 { throw CLIError.usage("unknown option \(arg)\(suggestion(arg))") }
+                sources.append(arg)
+            }
+        }
+        guard !sources.isEmpty else { throw CLIError.usage("play needs a SOURCE") }
+        return (try sources.map(url), o)
+    }
+
+    private static func url(_ text: String) throws -> SourceURL {
+        do { return try SourceURL(parsing: text) } catch {
+            FileHandle.standardError.write(Data("spyglass: error: \(text): \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    /// " (did you mean --x?)" for the closest known option, when one is close.
+    static func suggestion(_ arg: String) -> String {
+        let name = arg.split(separator: "=").first.map(String.init) ?? arg
+        let best = known.map { ($0, editDistance(name, $0)) }.min { $0.1 < $1.1 }
+        guard let (option, d) = best, d <= max(2, option.count / 3) || option.hasPrefix(name) else { return "" }
+        return " (did you mean \(option)?)"
+    }
+
+    private static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0...b.count)
+        for i in 1...max(1, a.count) where !a.isEmpty {
+            var prev = row[0]
+            row[0] = i
+            for j in 1...max(1, b.count) where !b.isEmpty {
+                let cur = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1))
+                prev = cur
+            }
+        }
+        return row[b.count]
+    }
+
+    /// Options of the receive path. Returns false when `arg` is not one of them.
+    private static func receiverOption(_ arg: String, _ a: inout Arguments, _ r: inout ReceiverOptions) throws -> Bool {
+        switch arg {
+        case "--codec":
+            let v = try a.value(arg)
+            switch v {
+            case "auto": r.codec = nil
+            case "h264", "avc": r.codec = .h264
+            case "h265", "hevc": r.codec = .h265
+            default: throw CLIError.usage("--codec: '\(v)' (use auto, h264 or h265)")
+            }
+        case "--frames": r.maxFrames = try a.integer(arg, 1...1_000_000_000)
+        case "--timeout": r.timeoutSeconds = try a.number(arg, 0.001...1_000_000)
+        case "--fps": r.fps = try a.number(arg, 0.1...1000)
+        case "--untimed": r.untimed = true
+        case "--allow-from":
+            let v = try a.value(arg)
+            guard let prefix = AddressPrefix(v) else { throw CLIError.usage("--allow-from: '\(v)' (use ADDR or ADDR/PREFIX)") }
+            r.allowFrom.append(prefix)
+        case "--rtp": r.transport = .rtp
+        case "--raw": r.transport = .raw
+        case "--reorder-ms": r.reorderWindowMicros = Int(try a.number(arg, 0...5_000) * 1000)
+        case "--join-timeout-ms": r.joinTimeoutMicros = Int(try a.number(arg, 0...600_000) * 1000)
+        case "--decode":
+            let v = try a.value(arg)
+            guard let m = ReceiverOptions.DecodeMode(rawValue: v) else { throw CLIError.usage("--decode: '\(v)' (use au or nal)") }
+            r.decodeMode = m
+        case "--sdp":
+            let path = try a.value(arg)
+            do { r.sdp = try SessionDescription(path: path) } catch {
+                FileHandle.standardError.write(Data("spyglass: error: \(error)\n".utf8)); exit(1)
+            }
+        case "--idle-flush-ms": r.idleFlushMicros = Int(try a.number(arg, 0...10_000) * 1000)
+        case "--threads": r.decoderThreads = try a.integer(arg, 1...64); r.autoSliceThreads = false
+        case "--max-au-mb": r.maxAccessUnitBytes = Int(try a.number(arg, 0.01...1024) * 1_048_576)
+        case "--max-size":
+            (r.maxPictureWidth, r.maxPictureHeight) = try a.pair(arg, separator: "x", 16...16384, hint: "WxH")
+        default: return false
+        }
+        return true
+    }
+
+    /// Files written and what is logged. Returns false when `arg` is not one of them.
+    private static func outputOption(_ arg: String, _ a: inout Arguments, _ o: inout PlayOptions) throws -> Bool {
+        switch arg {
+        case "--framemd5": o.framemd5Path = try a.value(arg)
+        case "--summary": o.summaryPath = try a.value(arg)
+        case "--record": o.recordPath = try a.value(arg)
+        case "--record-split-mb": o.recordSplitBytes = Int(try a.number(arg, 0.01...1_000_000) * 1_048_576)
+        case "--record-split-min": o.recordSplitMicros = UInt64(try a.number(arg, 0.05...100_000) * 60_000_000)
+        case "--latency-log": o.latencyLogPath = try a.value(arg)
+        case "--snapshot": o.snapshotPath = try a.value(arg)
+        case "--quiet", "-q": o.quiet = true
+        case "--verbose", "-v": o.verbose = true
+        default: return false
+        }
+        return true
+    }
+
+    /// The window and what it shows. Returns false when `arg` is not one of them.
+    private static func windowOption(_ arg: String, _ a: inout Arguments, _ o: inout PlayOptions) throws -> Bool {
+        switch arg {
+        case "--display":
+            let v = try a.value(arg)
+            guard let d = PlayOptions.DisplayKind(rawValue: v) else { throw CLIError.usage("--display: '\(v)' (use sdl or none)") }
+            o.display = d
+        case "--stall-ms": o.stallMillis = try a.number(arg, 50...600_000)
+        case "--hide-damaged": o.showDamaged = false
+        case "--show-damaged": o.showDamaged = true
+        case "--vsync": o.vsync = true
+        case "--clock": o.clock = true
+        case "--window-pos": o.windowPosition = try a.pair(arg, separator: ",", 0...16384, hint: "X,Y")
+        case "--window-size": o.windowSize = try a.pair(arg, separator: "x", 64...8192, hint: "WxH")
+        default: return false
+        }
+        return true
+    }
+}

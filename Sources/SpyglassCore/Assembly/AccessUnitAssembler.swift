@@ -46,6 +46,9 @@ public struct AccessUnitAssembler {
     public private(set) var parameterSets: ParameterSetStore
 
     private var units: [NALUnit] = []
+    /// Parameter sets and SEI that came after a slice: the next slice's header says whether
+    /// they repeat inside this picture or start the next one.
+    private var held: [NALUnit] = []
     private var bytes = 0
     private var hasVCL = false
     private var isRAP = false
@@ -92,41 +95,57 @@ public struct AccessUnitAssembler {
         var completed: AccessUnit?
         let kind = header.kind
 
+        if header.isParameterSet {
+            parameterSets.store(header: header, unit: unit.bytes)
+            // An SPS over the picture-size cap never reaches the decoder.
+            if parameterSets.refusing && (header.type == 7 || header.type == 33) { return nil }
+        }
         if kind == .slice {
             let slice = parameterSets.sliceInfo(header: header, unit: unit.bytes)
             if hasVCL, let last = lastSlice, slice.startsNewPicture(after: last) {
-                completed = close(completion: .nextAccessUnit, atMicros: unit.firstByteMicros)
+                completed = closeBeforeHeld(completion: .nextAccessUnit, atMicros: unit.firstByteMicros)
             } else if !hasVCL && lastClosedByFlush, let last = lastSlice, slice.continuesPicture(of: last) {
                 // The flush came between two slices of one picture: the rest of it is a fragment.
                 counters.picturesSplit += 1
                 damaged = true
                 onSplit()
             }
+            // Parameter sets or SEI held after a slice, and this slice continues the picture:
+            // they were repeated inside it (RTP payloaders that put SPS/PPS before every IDR
+            // slice do this); they stay with this picture. Parameter sets go before its first
+            // slice, where the standards put them: libavcodec's HEVC decoder refuses a picture
+            // with parameter sets between its slice segments.
+            appendHeld(insidePicture: true)
             lastClosedByFlush = false
             lastSlice = slice
         } else if hasVCL && header.startsAccessUnitWhenAfterVCL {
-            completed = close(completion: .nextAccessUnit, atMicros: unit.firstByteMicros)
+            if Self.mayRepeatInsidePicture(header) && held.count < Self.maxHeldUnits {
+                // Whether this starts the next picture is known only from the next slice's header.
+                held.append(unit)
+                return nil
+            }
+            completed = closeBeforeHeld(completion: .nextAccessUnit, atMicros: unit.firstByteMicros)
         }
-
-        if header.isParameterSet {
-            parameterSets.store(header: header, unit: unit.bytes)
-            // An SPS over the picture-size cap never reaches the decoder.
-            if parameterSets.refusing && (header.type == 7 || header.type == 33) { return completed }
-        }
-        if kind == .sei, let facts = SEIFacts(unit: unit.bytes, codec: codec) {
-            if captureWallMicros == nil { captureWallMicros = facts.captureWallMicros }
-            if recoveryFrameCount == nil { recoveryFrameCount = facts.recoveryFrameCount }
-        }
-        if header.isParameterSet && (header.type == 7 || header.type == 33) { hasParameterSets = true }
         append(unit, header: header)
 
         if (kind == .endOfSequence || kind == .endOfBitstream) && hasVCL {
             // End of sequence: nothing of this picture can follow (H.264 §7.4.1.2.3).
-            let done = close(completion: .endOfSequence, atMicros: unit.lastByteMicros)
+            let done = closeBeforeHeld(completion: .endOfSequence, atMicros: unit.lastByteMicros)
             return completed ?? done  // `completed` is nil here: an EOS never starts an access unit
         }
         return completed
     }
+
+    /// Non-VCL units that start an access unit when they follow a picture's slices by the letter
+    /// of H.264 §7.4.1.2.3 / H.265 §7.4.2.4.4, but that senders also repeat between the slices of
+    /// one picture: SPS, PPS, VPS and prefix SEI. An AUD (or a reserved type) always starts one.
+    static func mayRepeatInsidePicture(_ h: NALUnitHeader) -> Bool {
+        h.isParameterSet || h.kind == .sei
+    }
+
+    /// Most units held between slices before they are taken as the next picture's prefix
+    /// (bounds memory when a sender floods SEI after a picture).
+    public static let maxHeldUnits = 64
 
     /// Closes the access unit in progress, if it holds a picture.
     /// - Parameters:
@@ -137,7 +156,13 @@ public struct AccessUnitAssembler {
     public mutating func flush(atMicros: UInt64, reason: AccessUnit.Completion) -> AccessUnit? {
         if hasVCL {
             lastClosedByFlush = true
-            return close(completion: reason, atMicros: atMicros)
+            let au = closeBeforeHeld(completion: reason, atMicros: atMicros)
+            if reason == .endOfStream && !units.isEmpty {
+                // Parameter sets or SEI after the last picture: no picture follows them.
+                counters.unitsWithoutPicture += units.count
+                reset()
+            }
+            return au
         }
         if reason == .endOfStream && !units.isEmpty {
             counters.unitsWithoutPicture += units.count
@@ -151,7 +176,7 @@ public struct AccessUnitAssembler {
 
     /// True when the access unit in progress holds a unit whose last byte arrived at `micros`.
     public func pendingHasUnit(endingAt micros: UInt64) -> Bool {
-        units.contains { $0.lastByteMicros == micros }
+        units.contains { $0.lastByteMicros == micros } || held.contains { $0.lastByteMicros == micros }
     }
 
     /// VCL units (slices) in the access unit in progress.
@@ -164,12 +189,18 @@ public struct AccessUnitAssembler {
     /// Parameter sets are kept.
     public mutating func discardPending() {
         reset()
+        held.removeAll()
         lastSlice = nil
     }
 
     // MARK: - private
 
-    private mutating func append(_ unit: NALUnit, header: NALUnitHeader) {
+    private mutating func append(_ unit: NALUnit, header: NALUnitHeader, beforeSlices: Bool = false) {
+        if header.kind == .sei, let facts = SEIFacts(unit: unit.bytes, codec: codec) {
+            if captureWallMicros == nil { captureWallMicros = facts.captureWallMicros }
+            if recoveryFrameCount == nil { recoveryFrameCount = facts.recoveryFrameCount }
+        }
+        if header.isParameterSet && (header.type == 7 || header.type == 33) { hasParameterSets = true }
         // Flags are kept even for an oversize unit, so that its end is still found.
         if header.isVCL { hasVCL = true; pendingSlices += 1 }
         if header.isRandomAccessPoint { isRAP = true }
@@ -189,8 +220,28 @@ public struct AccessUnitAssembler {
             return
         }
         if units.isEmpty { firstByteMicros = unit.firstByteMicros }
-        units.append(unit)
+        if beforeSlices, let first = units.firstIndex(where: { $0.header?.isVCL == true }) {
+            units.insert(unit, at: first)
+        } else {
+            units.append(unit)
+        }
         bytes += unit.bytes.count
+    }
+
+    /// Closes the picture in progress without the held units, which then begin the next access unit.
+    private mutating func closeBeforeHeld(completion: AccessUnit.Completion, atMicros: UInt64) -> AccessUnit? {
+        let au = close(completion: completion, atMicros: atMicros)
+        appendHeld()
+        return au
+    }
+
+    /// Appends the held units where the stream now stands (inside the picture in progress: the
+    /// parameter sets before its first slice).
+    private mutating func appendHeld(insidePicture: Bool = false) {
+        guard !held.isEmpty else { return }
+        let units = held
+        held.removeAll(keepingCapacity: true)
+        for u in units { append(u, header: u.header!, beforeSlices: insidePicture && u.header!.isParameterSet) }
     }
 
     private mutating func close(completion: AccessUnit.Completion, atMicros: UInt64) -> AccessUnit? {

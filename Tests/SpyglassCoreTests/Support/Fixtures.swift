@@ -100,6 +100,54 @@ enum Fixtures {
         return false
     }
 
+    /// True when a TCP socket listens on `port` (state 0A in /proc/net/tcp and tcp6).
+    static func tcpPortIsListening(_ port: UInt16) -> Bool {
+        let hex = String(format: ":%04X", port)
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let handle = FileHandle(forReadingAtPath: table) else { continue }
+            let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+            try? handle.close()
+            for line in text.split(separator: "\n").dropFirst() {
+                let cols = line.split(separator: " ", omittingEmptySubsequences: true)
+                if cols.count > 3 && cols[1].hasSuffix(hex) && cols[3] == "0A" { return true }
+            }
+        }
+        return false
+    }
+
+    /// A child started in the background; its stderr goes to a file (it can never fill a pipe).
+    final class Child: Sendable {
+        let process: Process
+        let errPath: String
+        init(process: Process, errPath: String) { self.process = process; self.errPath = errPath }
+        /// Waits for the exit (at most `timeoutSeconds`, then kills it). Returns status and stderr.
+        func wait(timeoutSeconds: Double = 60) -> (Int32, String) {
+            let deadline = Date().addingTimeInterval(timeoutSeconds)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning { process.terminate(); process.waitUntilExit() }
+            let err = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+            return (process.terminationStatus, err)
+        }
+    }
+
+    /// Starts a program in the background, stdout discarded, stderr to a temporary file.
+    static func start(_ path: String, _ args: [String]) throws -> Child {
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw NSError(domain: "Fixtures.start", code: 127, userInfo: [NSLocalizedDescriptionKey:
+                "\(path) is not installed (tools/setup installs what the tests need)"])
+        }
+        let errPath = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).err").path
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        p.standardOutput = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        p.standardError = FileHandle(forWritingAtPath: errPath)
+        try p.run()
+        return Child(process: p, errPath: errPath)
+    }
+
     /// One framemd5 line's checked columns.
     struct FrameHash: Equatable, CustomStringConvertible {
         var size: Int

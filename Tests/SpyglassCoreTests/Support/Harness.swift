@@ -130,6 +130,13 @@ enum Sender {
         return s.boundPort
     }
 
+    /// A TCP port on 127.0.0.1 that the kernel just handed out (and that is free again now).
+    static func freeTCPPort() throws -> UInt16 {
+        let (fd, port) = tcpListener()
+        close(fd)
+        return port
+    }
+
     /// Connects to 127.0.0.1:port, retrying for up to 5 s while the listener starts.
     static func tcpConnect(port: UInt16) -> Int32 {
         for _ in 0..<500 {

@@ -48,6 +48,11 @@ public struct AccessUnit: Sendable {
     /// H.265 (§D.3.8). nil when it carries none.
     public var recoveryFrameCount: Int? = nil
 
+    /// True when every slice is an I or SI slice (H.264 Table 7-6; H.265 Table 7-7), read from
+    /// the slice headers. An intra picture that is not IDR/IRAP (periodic intra pictures, a
+    /// recording cut in the middle) is where a decoder can start when no better point comes.
+    public var isAllIntra = false
+
     /// True when a decoder can start here: an IDR/IRAP picture or a recovery point.
     public var isJoinPoint: Bool { isRandomAccessPoint || recoveryFrameCount != nil }
 

@@ -61,6 +61,7 @@ public struct AccessUnitAssembler {
     private var firstByteMicros: UInt64 = 0
     private var captureWallMicros: UInt64?
     private var recoveryFrameCount: Int?
+    private var allIntra = true
 
     /// - Parameters:
     ///   - codec: the stream's codec.
@@ -116,6 +117,11 @@ public struct AccessUnitAssembler {
             // slice, where the standards put them: libavcodec's HEVC decoder refuses a picture
             // with parameter sets between its slice segments.
             appendHeld(insidePicture: true)
+            if let intra = slice.isIntra {
+                if !intra { allIntra = false }
+            } else if slice.h265?.dependentSliceSegmentFlag != true {
+                allIntra = false   // unreadable: not known to be intra
+            }
             lastClosedByFlush = false
             lastSlice = slice
         } else if hasVCL && header.startsAccessUnitWhenAfterVCL {
@@ -261,6 +267,7 @@ public struct AccessUnitAssembler {
         out.captureWallMicros = captureWallMicros
         out.sliceCount = pendingSlices
         out.recoveryFrameCount = recoveryFrameCount
+        out.isAllIntra = allIntra
         return out
     }
 
@@ -275,5 +282,6 @@ public struct AccessUnitAssembler {
         oversize = false
         captureWallMicros = nil
         recoveryFrameCount = nil
+        allIntra = true
     }
 }

@@ -129,6 +129,15 @@ public struct SliceInfo {
     /// The unit's NAL unit header (ITU-T H.264 §7.3.1, H.265 §7.3.1.2).
     public let header: NALUnitHeader
 
+    /// Whether the slice is intra: H.264 `slice_type` I or SI (2, 4, 7, 9; §7.4.3, Table 7-6),
+    /// H.265 `slice_type` 2 (I; Table 7-7). A dependent H.265 slice segment takes the type of the
+    /// segment it depends on, so it says nothing (nil); so does a header that could not be read.
+    public var isIntra: Bool? {
+        if let s = h264 { return s.sliceType % 5 == 2 || s.sliceType % 5 == 4 }
+        if let s = h265, let t = s.sliceType { return t == 2 }
+        return nil
+    }
+
     /// True only when this slice is known to belong to `previous`'s picture and not to begin
     /// it: H.264 `first_mb_in_slice` > 0 with the §7.4.1.2.4 fields equal; H.265
     /// `first_slice_segment_in_pic_flag` = 0 (§7.4.7.1). False when either header is unreadable.

@@ -1,7 +1,9 @@
 /// Holds decoding back after a join or a sender restart until a picture a decoder can start
 /// from: an IDR (H.264 type 5), an IRAP (H.265 types 16...23: BLA, IDR, CRA; libavcodec drops
 /// the RASL pictures of a CRA it starts at), or a recovery point SEI (payloadType 6; H.264
-/// §D.2.8: intra-refresh streams have no IDR after the first picture).
+/// §D.2.8: intra-refresh streams have no IDR after the first picture), or a picture whose
+/// slices are all I/SI (``AccessUnit/isAllIntra``: periodic intra pictures that are not IDR, a
+/// recording cut mid-stream).
 ///
 /// It never waits forever: after `timeoutMicros` or `maxSkippedAccessUnits`, whatever comes
 /// is decoded (with concealment) rather than showing nothing.
@@ -32,7 +34,10 @@ public struct RandomAccessGate {
     /// Whole-access-unit mode: decode this one?
     public mutating func admit(accessUnit au: AccessUnit, nowMicros: UInt64) -> Bool {
         guard waiting else { return true }
-        if au.isJoinPoint || giveUp(nowMicros) {
+        // An all-intra picture that is not IDR/IRAP: nothing better may ever come (periodic
+        // intra pictures, a recording cut mid-stream). libavcodec flags any picture that then
+        // references something from before it, so that damage is still shown as such.
+        if au.isJoinPoint || au.isAllIntra || giveUp(nowMicros) {
             waiting = false
             return true
         }

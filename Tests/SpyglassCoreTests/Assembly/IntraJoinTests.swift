@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import SpyglassCore
+
+/// Joining a stream whose intra pictures are not IDR and carry no recovery point: it plays from
+/// its first I picture, bit-exact with ffmpeg.
+@Suite struct IntraJoinTests {
+    /// x264 with open GOPs writes non-IDR I pictures (with a recovery point SEI, removed here);
+    /// the stream is cut at the second one, as a recording cut in the middle would be.
+    static func streamStartingAtANonIDRIPicture() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("intra-join-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let full = "\(dir)/open-gop.h264"
+        let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
+                                                                 "-frames:v", "60", "-c:v", "libx264", "-preset", "ultrafast", "-bf", "2",
+                                                                 "-g", "15", "-x264-params", "scenecut=0:open-gop=1", full])
+        try #require(rc == 0, "\(err)")
+        var scanner = AnnexBScanner()
+        var units: [[UInt8]] = []
+        scanner.push(try Fixtures.bytes(full), arrivalMicros: 0) { units.append($0.bytes) }
+        scanner.flush(atMicros: 0, reason: .endOfStream) { units.append($0.bytes) }
+        let spsAt = units.indices.filter { units[$0][0] & 0x1F == 7 }
+        try #require(spsAt.count >= 2)
+        var out: [UInt8] = []
+        var firstSlice: UInt8?
+        for u in units[spsAt[1]...] {
+            if u[0] & 0x1F == 6 && RandomAccessGate.hasRecoveryPoint(u, codec: .h264) { continue }
+            if firstSlice == nil, (1...5).contains(u[0] & 0x1F) { firstSlice = u[0] & 0x1F }
+            out += [0, 0, 0, 1] + u
+        }
+        try #require(firstSlice == 1, "the cut starts at a non-IDR slice")
+        let cut = "\(dir)/cut.h264"
+        try Data(out).write(to: URL(fileURLWithPath: cut))
+        return cut
+    }
+
+    @Test func aFileStartingAtANonIDRIPicturePlaysBitExact() throws {
+        let cut = try Self.streamStartingAtANonIDRIPicture()
+        let expected = try Fixtures.ffmpegFrameMD5(cut)
+        try #require(expected.count > 30)
+        let got = try Harness.decodeFile(cut)
+        #expect(got.hashes == expected)
+    }
+
+    @Test func aPipeStartingAtANonIDRIPicturePlaysBitExact() throws {
+        let cut = try Self.streamStartingAtANonIDRIPicture()
+        let expected = try Fixtures.ffmpegFrameMD5(cut)
+        let (rc, out, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", "-", "--display", "none", "--untimed", "--framemd5", "/dev/stdout"],
+                                              stdin: try Data(contentsOf: URL(fileURLWithPath: cut)))
+        #expect(rc == 0, "\(err)")
+        #expect(Fixtures.parseFrameMD5(out) == expected)
+    }
+}

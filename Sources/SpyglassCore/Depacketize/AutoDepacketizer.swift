@@ -22,6 +22,10 @@ public struct AutoDepacketizer: Depacketizer {
     public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool,
                               emit: (DepacketizerEvent) -> Void) {
         if inner == nil {
+            if Self.looksLikeMPEGTS(chunk) {
+                emit(.refuse("this is MPEG-TS (sync byte 0x47 every 188 bytes), not an H.264/H.265 elementary stream or RTP; Spyglass does not demultiplex MPEG-TS yet (ffmpeg -i SOURCE -c copy -f h264 udp://… can unwrap it)"))
+                return
+            }
             let head = Array(chunk.bindMemory(to: UInt8.self).prefix(64))[...]
             let format = DepacketizerRegistry.choose(head: head, datagrams: datagrams, options: options)
             inner = format.make(options, datagrams, idleFlushMicros)
@@ -30,6 +34,17 @@ public struct AutoDepacketizer: Depacketizer {
             }
         }
         inner!.push(chunk, arrivalMicros: arrivalMicros, truncated: truncated, emit: emit)
+    }
+
+    /// True when `chunk` starts with MPEG-TS packets (ISO/IEC 13818-1 §2.4.3.2: 188 bytes, each
+    /// beginning with the sync byte 0x47): a whole number of packets (a datagram), or at least
+    /// three sync bytes 188 apart (a byte stream).
+    static func looksLikeMPEGTS(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        let b = chunk.bindMemory(to: UInt8.self)
+        guard b.count >= 188, b[0] == 0x47 else { return false }
+        let packets = b.count % 188 == 0 ? b.count / 188 : min(3, b.count / 188 + (b.count % 188 > 0 ? 1 : 0))
+        guard b.count % 188 == 0 || b.count > 376 else { return false }
+        return (0..<packets).allSatisfy { b[$0 * 188] == 0x47 }
     }
 
     public func pollTimeoutMicros(default pollMicros: Int) -> Int { inner?.pollTimeoutMicros(default: pollMicros) ?? pollMicros }

@@ -18,6 +18,9 @@ public enum DepacketizerEvent: Sendable {
     case restart(reason: String)
     /// A line worth logging (a learned wait went up or down, the framing that was detected).
     case note(String)
+    /// The input is something this feed cannot read (for example MPEG-TS): the feed fails with
+    /// this one-line reason rather than show garbage.
+    case refuse(String)
 }
 
 /// Bytes in, NAL units and access-unit boundaries out: one ingest format.

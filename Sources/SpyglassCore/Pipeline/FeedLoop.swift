@@ -25,6 +25,8 @@ final class FeedLoop {
     private var framesDecoded = 0
     /// What the feed's state says already, so that the hot path does not take its lock.
     private var sawData = false
+    /// Why the input cannot be read, once a stage refused it: the feed fails with it.
+    private var refused: String?
     private var live = false
     private var lastDataMicros = MonotonicClock.nowMicros()
     private var events: [DepacketizerEvent] = []
@@ -83,6 +85,7 @@ final class FeedLoop {
                 lastDataMicros = now
             }
             route()
+            if let refused { throw SourceError.read(refused) }
             if now >= lastPublishMicros + 100_000 { publish(); lastPublishMicros = now }
         }
         endOfInput()
@@ -130,6 +133,8 @@ final class FeedLoop {
             restart(reason)
         case .note(let line):
             Log.info(line)
+        case .refuse(let reason):
+            refused = "\(source.label): \(reason)"
         }
     }
 

@@ -175,7 +175,11 @@ final class FeedLoop {
         for line in gate.takeNotes() { Log.info(line) }
         switch verdict {
         case .skip(.waitingForParameterSets(first: true)):
-            Log.info("waiting for parameter sets (SPS/PPS\(au.codec == .h265 ? "/VPS" : "")) before decoding; use --sdp if the sender sends them only once")
+            let sets = "SPS/PPS\(au.codec == .h265 ? "/VPS" : "")"
+            let hint = depacketizer.name == "rtp"
+                ? "an RTP sender may carry them only in its SDP: give it with --sdp FILE"
+                : "the sender sent them only at its start, or does not repeat them at each IDR (x264: repeat-headers=1; libcamera-vid: --inline; GStreamer: h264parse config-interval=-1)"
+            Log.info("waiting for parameter sets (\(sets)) before decoding: \(hint)")
         case .skip:
             break
         case .hold(let au, let release):

@@ -47,6 +47,12 @@ public struct StreamProbe: Sendable {
         public var rtpLost: Int?
         /// What was wrong: invalid NAL units, junk, decode errors, damaged access units.
         public var errors: [String] = []
+        /// What arrived at all: datagrams (or reads) and bytes, and for how long it was read, s.
+        public var received = 0
+        public var receivedBytes = 0
+        public var readSeconds = 0.0
+        /// Datagrams that were not RTP on an RTP input.
+        public var notRTP = 0
     }
 
     public private(set) var report = Report()
@@ -144,6 +150,10 @@ public struct StreamProbe: Sendable {
             report.datagramSizeMean = Double(datagramSizes.reduce(0, +)) / Double(datagramSizes.count)
         }
         if s.rtp { report.rtp = true; report.rtpLost = s.datagramsLost }
+        report.received = s.datagrams
+        report.receivedBytes = s.bytes
+        report.readSeconds = s.durationSeconds
+        report.notRTP = s.notRTP
         var e: [String] = []
         if s.invalidNALUnits > 0 { e.append("\(s.invalidNALUnits) invalid NAL units (forbidden_zero_bit)") }
         if s.junkBytes > 0 { e.append("\(s.junkBytes) bytes outside any NAL unit") }
@@ -173,11 +183,25 @@ public struct StreamProbe: Sendable {
         }
     }
 
-    /// The report for people.
+    /// The report for people. With no parameter set seen it says so, and what did arrive, rather
+    /// than print a picture format it does not know.
     public var text: String {
         let r = report
         var lines: [String] = []
         func add(_ k: String, _ v: String) { lines.append(k.padding(toLength: 22, withPad: " ", startingAt: 0) + v) }
+        guard r.width != nil else {
+            let seconds = String(format: "%.1f s", r.readSeconds)
+            if r.received == 0 {
+                add("received", "nothing: 0 datagrams (or reads) arrived in \(seconds)")
+            } else {
+                add("received", "\(r.received) datagrams (or reads), \(r.receivedBytes) bytes in \(seconds)"
+                    + (r.notRTP > 0 ? ", \(r.notRTP) of them not RTP" : ""))
+                add("parameter sets", "none seen (no SPS/PPS\(r.codec == "H.265" ? "/VPS" : "")): the format is unknown")
+                add("access units", "\(r.accessUnits)")
+            }
+            add("errors", r.errors.isEmpty ? "none" : r.errors.joined(separator: "; "))
+            return lines.joined(separator: "\n")
+        }
         add("codec", "\(r.codec ?? "?") \(r.profile ?? "") level \(r.level.map { String(format: "%.1f", $0) } ?? "?")")
         add("picture", "\(r.width ?? 0)x\(r.height ?? 0), \(r.chroma ?? "?"), \(r.bitDepth ?? 0)-bit")
         add("frame rate", "VUI " + (r.frameRateVUI.map { String(format: "%.3f fps", $0) } ?? "none")

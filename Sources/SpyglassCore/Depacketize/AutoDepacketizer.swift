@@ -1,10 +1,24 @@
 /// Chooses the ingest format from the first chunk (``DepacketizerRegistry``) and then passes
 /// everything to it. Until the first chunk it has nothing to say.
+///
+/// A sender that restarts with another framing on the same UDP port is followed: once
+/// ``redecideAfter`` datagrams do not fit the framing in use (not RTP on an RTP input, RTP on a
+/// raw one, MPEG-TS on either) with never three fitting ones in a row between them, the framing
+/// is decided again, the feed restarts, and those datagrams are replayed into the new framing.
+/// (`--rtp` and `--raw` fix the framing.)
 public struct AutoDepacketizer: Depacketizer {
     private var inner: (any Depacketizer)?
     private let options: ReceiverOptions
     private let datagrams: Bool
     private let idleFlushMicros: Int
+    /// The datagrams in a row that did not fit (at most ``redecideAfter``): replayed into the
+    /// new framing when it is decided, so that its first picture is not lost.
+    private var misfits: [(bytes: [UInt8], arrivalMicros: UInt64, truncated: Bool)] = []
+    private var misfitCount = 0
+    private var fitsInARow = 0
+    private var retired: [Metric: Int] = [:]
+    /// Datagrams in a row that must not fit before the framing is decided again.
+    public static let redecideAfter = 30
 
     /// - Parameters:
     ///   - options: `--rtp`/`--raw`, codec, SDP, caps.
@@ -21,6 +35,31 @@ public struct AutoDepacketizer: Depacketizer {
 
     public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool,
                               emit: (DepacketizerEvent) -> Void) {
+        if let current = inner, datagrams, options.transport == .auto {
+            let fits = Self.fits(chunk, current.name)
+            fitsInARow = fits ? fitsInARow + 1 : 0
+            if fitsInARow >= 3 {
+                misfits.removeAll()
+                misfitCount = 0
+            } else if !fits || !misfits.isEmpty {
+                // Once a run of misfits starts, every datagram is kept (a raw stream's middle
+                // datagrams may look like RTP by chance) until three fit in a row.
+                misfits.append((Array(chunk.bindMemory(to: UInt8.self)), arrivalMicros, truncated))
+                if !fits { misfitCount += 1 }
+                if misfitCount >= Self.redecideAfter {
+                    misfitCount = 0
+                    for (m, v) in current.counts { retired[m, default: 0] += v }
+                    inner = nil
+                    emit(.restart(reason: "the sender's framing changed (\(Self.redecideAfter) datagrams in a row were not \(current.name))"))
+                    let replay = misfits
+                    misfits.removeAll()
+                    for d in replay {
+                        d.bytes.withUnsafeBytes { push($0, arrivalMicros: d.arrivalMicros, truncated: d.truncated, emit: emit) }
+                    }
+                    return
+                }
+            }
+        }
         if inner == nil {
             if Self.looksLikeMPEGTS(chunk) {
                 emit(.refuse("this is MPEG-TS (sync byte 0x47 every 188 bytes), not an H.264/H.265 elementary stream or RTP; Spyglass does not demultiplex MPEG-TS yet (ffmpeg -i SOURCE -c copy -f h264 udp://… can unwrap it)"))
@@ -34,6 +73,14 @@ public struct AutoDepacketizer: Depacketizer {
             }
         }
         inner!.push(chunk, arrivalMicros: arrivalMicros, truncated: truncated, emit: emit)
+    }
+
+    /// True when a datagram fits the framing named (RTP: version 2 with a dynamic payload type;
+    /// Annex B: anything that is neither RTP nor MPEG-TS).
+    static func fits(_ chunk: UnsafeRawBufferPointer, _ framing: String) -> Bool {
+        if looksLikeMPEGTS(chunk) { return false }
+        let rtp = RTPPacket.looksLikeRTP(Array(chunk.bindMemory(to: UInt8.self).prefix(12))[...])
+        return framing == "rtp" ? rtp : !rtp
     }
 
     /// True when `chunk` starts with MPEG-TS packets (ISO/IEC 13818-1 §2.4.3.2: 188 bytes, each
@@ -55,5 +102,9 @@ public struct AutoDepacketizer: Depacketizer {
     }
     public mutating func noteAccessUnit(slices: Int) { inner?.noteAccessUnit(slices: slices) }
     public mutating func notePictureSplit() { inner?.notePictureSplit() }
-    public var counts: [Metric: Int] { inner?.counts ?? [:] }
+    public var counts: [Metric: Int] {
+        var c = retired
+        for (m, v) in inner?.counts ?? [:] { c[m, default: 0] += v }
+        return c
+    }
 }

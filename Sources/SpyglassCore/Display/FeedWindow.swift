@@ -83,6 +83,17 @@ import Glibc
         var lastFormat = ""
         var lastPresented: UInt64 = 0
         var stalled = false
+        /// Datagrams (or reads) counted when the last picture was shown.
+        var datagramsAtLastFrame = 0
+    }
+
+    /// Why no picture comes: never "no data" while data arrives.
+    static func stallReason(_ s: FeedSummary, since datagrams: Int, state: PipelineState, label: String) -> String {
+        if state == .reconnecting { return "sender disconnected" }
+        let arrived = s.datagrams - datagrams
+        guard arrived > 0 else { return "no data from \(label)" }
+        let notRTP = s.notRTP > 0 ? ", \(s.notRTP) not RTP" : ""
+        return "\(arrived) datagrams since the last picture, none made one\(notRTP)"
     }
 
     private func tick(now: UInt64, started: UInt64, presenter p: inout Presenter) {
@@ -107,8 +118,8 @@ import Glibc
         } else if Double(now - p.lastPresented) / 1000 >= settings.stallMillis {
             // A frozen picture must not look live.
             let age = Double(now - p.lastPresented) / 1e6
-            display.setOverlay([String(format: "STALLED: last frame %.1f s ago", age),
-                                pipeline.state == .reconnecting ? "sender disconnected" : "no data from \(pipeline.label)"])
+            display.setOverlay([String(format: "STALLED: last frame %.1f s ago", age), Self.stallReason(s, since: p.datagramsAtLastFrame,
+                                                                                                   state: pipeline.state, label: pipeline.label)])
             display.redraw()
             if !p.stalled { display.setTitle(title("stalled")); p.stalled = true }
         }
@@ -147,6 +158,7 @@ import Glibc
         }
         frame.timing.presentedMicros = MonotonicClock.nowMicros()
         p.lastPresented = frame.timing.presentedMicros
+        p.datagramsAtLastFrame = pipeline.metrics.count(.datagrams)
         if p.stalled { display.setOverlay(showStats ? Self.statsLines(pipeline.summary) : []); p.stalled = false; p.playing = false }
         PresentationStamps.record(frame, metrics: pipeline.metrics, latency: latency)
         let fmt = "\(pipeline.metrics.codec ?? "") \(frame.width)x\(frame.height)"

@@ -317,7 +317,7 @@ final class FeedLoop {
             metrics.publish(group: "decoder", [.decodeErrors: d.counters.decodeErrors, .concealedFrames: d.counters.concealedFrames])
         }
         if let f = stage.parameterSets?.latestFormat { metrics.setFormat(codec: nil, format: "\(f.codec.displayName) \(f)") }
-        if depacketizer.name == "rtp" { metrics.setTransport("rtp") }
+        if depacketizer.name != "auto" { metrics.setTransport(depacketizer.name) }
     }
 
     private static func isPipe(_ s: ByteSource) -> Bool {

@@ -83,6 +83,13 @@ public final class MetricsRegistry: Sendable {
         state.withLock { $0.changes.append(line) }
     }
 
+    /// One counter's total now (cheaper than a whole snapshot).
+    public func count(_ m: Metric) -> Int {
+        state.withLock { s in
+            (s.retired[m] ?? 0) + (s.added[m] ?? 0) + s.live.values.reduce(0) { $0 + ($1[m] ?? 0) }
+        }
+    }
+
     /// The codec in use ("H.264", "H.265"), once known (cheaper than a whole snapshot).
     public var codec: String? { state.withLock { $0.codec } }
 

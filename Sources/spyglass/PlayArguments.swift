@@ -10,7 +10,7 @@ enum PlayArguments {
                         "--join-timeout-ms", "--decode", "--sdp", "--idle-flush-ms", "--threads", "--framemd5",
                         "--summary", "--record", "--record-split-mb", "--record-split-min", "--latency-log",
                         "--snapshot", "--vsync", "--clock", "--window-pos", "--window-size", "--quiet",
-                        "--verbose", "--max-au-mb", "--max-size", "--help"]
+                        "--verbose", "--max-au-mb", "--max-size", "--help", "--clock-offset-ms", "--clock-offset"]
 
     /// Parses `play`'s arguments.
     /// - Returns: the sources, in order (feed 1, 2, …), and the options.
@@ -115,6 +115,11 @@ enum PlayArguments {
         case "--record-split-min": o.recordSplitMicros = UInt64(try a.number(arg, 0.05...100_000) * 60_000_000)
         case "--latency-log": o.latencyLogPath = try a.value(arg)
         case "--snapshot": o.snapshotPath = try a.value(arg)
+        case "--clock-offset-ms": o.captureClock = .absolute(offsetMicros: Int64(try a.number(arg, -86_400_000...86_400_000) * 1000))
+        case "--clock-offset":
+            let v = try a.value(arg)
+            guard v == "relative" else { throw CLIError.usage("--clock-offset: '\(v)' (use relative, or --clock-offset-ms N)") }
+            o.captureClock = .relative
         case "--quiet", "-q": o.quiet = true
         case "--verbose", "-v": o.verbose = true
         default: return false

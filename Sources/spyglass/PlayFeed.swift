@@ -59,7 +59,7 @@ final class PlayFeed {
             }
         }
         let metrics = MetricsRegistry()
-        var taps: [any FrameTap] = []
+        var taps: [any FrameTap] = [CaptureClockTap(mode: options.captureClock, metrics: metrics)]
         if let md5 { taps.append(FrameMD5Tap(writer: md5, onFailure: { report.fail($0) })) }
         if options.clock { taps.append(OpticalTimeCodeTap()) }
         let wake = wakeTarget

@@ -20,6 +20,8 @@ precision time stamp SEI with its capture instant; a file keeps its own SEI (--s
   --duration S          stop after S seconds (default: forever for pattern, once for a file)
   --loop                repeat a file
   --stamp               add our time stamp SEI to a file's access units
+  --clock-offset-ms N   stamp as if this machine's clock ran N ms ahead (negative: behind), as an
+                        unsynchronized drone would
   --mtu N               largest UDP datagram payload (default 1400)
   --rtp                 RTP packetization (RFC 6184 mode 1 / RFC 7798: single NAL unit and FU packets,
                         marker bit on the last packet of each access unit, payload type 96)
@@ -81,6 +83,7 @@ func runSend(_ argv: [String]) throws -> Int32 {
     var positional: [String] = []
     var duration: Double?
     var loop = false, stamp = false, rtp = false
+    var clockOffsetMicros: Int64 = 0
     var mtu = 1400
     var fileFPS: Double?
     while let arg = a.next() {
@@ -94,6 +97,7 @@ func runSend(_ argv: [String]) throws -> Int32 {
         case "--duration": duration = try a.number(arg, 0.1...1_000_000)
         case "--loop": loop = true
         case "--stamp": stamp = true
+        case "--clock-offset-ms": clockOffsetMicros = Int64(try a.number(arg, -86_400_000...86_400_000) * 1000)
         case "--rtp": rtp = true
         case "--mtu": mtu = try a.integer(arg, 64...65_507)
         case "-h", "--help": print(sendUsage); return 0
@@ -111,6 +115,7 @@ func runSend(_ argv: [String]) throws -> Int32 {
         ? .pattern(settings) : .file(path: positional[0], fps: fileFPS, loop: loop)
     let live = LiveSender(input: input, sender: sender)
     live.stamp = stamp
+    live.clockOffsetMicros = clockOffsetMicros
     live.rtp = rtp
     if rtp && !sender.isDatagram { Log.error("--rtp needs a udp:// destination"); return 1 }
     live.durationSeconds = duration

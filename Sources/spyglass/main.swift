@@ -43,6 +43,8 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | 
   --vsync                  wait for vblank on present (off by default)
   --max-au-mb N            largest access unit (default 32)
   --max-size WxH           largest picture accepted from an SPS (default \(PictureSizeCap.default))
+  --clock-offset-ms N      the sender's capture stamps run N ms ahead of our clock (negative: behind)
+  --clock-offset relative  measure from the fastest frame seen (sender clock not synchronized)
   --quiet                  only errors and the summary
   --verbose                also libavcodec's own warnings
 Window keys: f fullscreen, s link statistics, q/Esc quit

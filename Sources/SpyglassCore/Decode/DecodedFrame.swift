@@ -88,6 +88,8 @@ public struct FrameTiming: Sendable, Codable {
     public var opticalWallMicros: UInt64 = 0
     /// The rule that completed the access unit (nil when unknown).
     public var completion: AccessUnit.Completion?
+    /// Where ``captureWallMicros`` came from (``CaptureClock``); `sei` until judged.
+    public var captureSource: CaptureSource = .sei
 
     public init() {}
 

@@ -90,7 +90,7 @@ public final class LatencyRecorder: @unchecked Sendable {
             if !jsonLines {
                 f.write(("frame,au,dropped,damaged,completion,capture_wall_us,capture_us,first_byte_us,last_byte_us,complete_us,"
                     + "decode_start_us,decode_end_us,render_start_us,presented_us,"
-                    + "sender_network_ms,assembly_ms,decode_ms,queue_ms,render_ms,receiver_added_ms,glass_to_glass_ms,optical_ms\n"))
+                    + "sender_network_ms,assembly_ms,decode_ms,queue_ms,render_ms,receiver_added_ms,glass_to_glass_ms,optical_ms,capture_source\n"))
             }
         }
     }
@@ -124,13 +124,13 @@ public final class LatencyRecorder: @unchecked Sendable {
                 + "\"sender_network_ms\":\(j(s.senderNetworkMillis)),\"assembly_ms\":\(j(s.assemblyMillis)),"
                 + "\"decode_ms\":\(j(s.decodeMillis)),\"queue_ms\":\(j(s.queueMillis)),\"render_ms\":\(j(s.renderMillis)),"
                 + "\"receiver_added_ms\":\(j(s.receiverAddedMillis)),\"glass_to_glass_ms\":\(j(s.glassToGlassMillis)),"
-                + "\"optical_ms\":\(j(s.opticalMillis))}\n"
+                + "\"optical_ms\":\(j(s.opticalMillis)),\"capture_source\":\"\(t.captureWallMicros > 0 || t.captureSource == .clockOffset ? t.captureSource.rawValue : "none")\"}\n"
         }
         return "\(s.frame),\(s.accessUnit),\(s.dropped ? 1 : 0),\(s.damaged ? 1 : 0),\(s.completion?.rawValue ?? ""),\(t.captureWallMicros),\(s.captureMicros),"
             + "\(t.firstByteMicros),\(t.lastByteMicros),\(t.completeMicros),\(t.decodeStartMicros),\(t.decodeEndMicros),"
             + "\(t.renderStartMicros),\(t.presentedMicros),\(f(s.senderNetworkMillis)),\(f(s.assemblyMillis)),"
             + "\(f(s.decodeMillis)),\(f(s.queueMillis)),\(f(s.renderMillis)),\(f(s.receiverAddedMillis)),\(f(s.glassToGlassMillis)),"
-            + "\(f(s.opticalMillis))\n"
+            + "\(f(s.opticalMillis)),\(t.captureWallMicros > 0 || t.captureSource == .clockOffset ? t.captureSource.rawValue : "none")\n"
     }
 
     /// All kept samples.

@@ -87,6 +87,8 @@ public struct FeedSummary: Codable, Sendable {
     public var skippedBeforeRandomAccess = 0
     /// Median time libavcodec took per picture, ms (nil with no frames), from the decode histogram.
     public var decodeMillisP50: Double?
+    /// How the sender's capture stamps relate to our clock, when that is worth saying.
+    public var captureClock: String?
     /// Length of the run, s.
     public var durationSeconds = 0.0
 
@@ -105,6 +107,7 @@ public struct FeedSummary: Codable, Sendable {
         format = m.format
         parameterSetChanges = m.parameterSetChanges
         rtp = m.transport == "rtp"
+        captureClock = m.clockStatus
         datagrams = m[.datagrams]; bytes = m[.bytes]; emptyDatagrams = m[.emptyDatagrams]
         truncatedDatagrams = m[.truncatedDatagrams]; connections = m[.connections]; disallowed = m[.disallowed]
         junkBytes = m[.junkBytes]; zeroLengthNALUnits = m[.zeroLengthNALUnits]; oversizeNALUnits = m[.oversizeNALUnits]
@@ -152,6 +155,7 @@ public struct FeedSummary: Codable, Sendable {
         if invalidNALUnits > 0 { extra.append("\(invalidNALUnits) invalid NAL units") }
         if oversizeNALUnits + oversizeAccessUnits > 0 { extra.append("\(oversizeNALUnits + oversizeAccessUnits) oversize") }
         if refusedPictureSize > 0 { extra.append("\(refusedPictureSize) SPS over the size cap, \(refusedAccessUnits) access units refused") }
+        if let c = captureClock { extra.append("capture clock: \(c)") }
         if !extra.isEmpty { s += " (" + extra.joined(separator: ", ") + ")" }
         return s
     }

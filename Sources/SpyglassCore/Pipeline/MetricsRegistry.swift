@@ -21,6 +21,8 @@ public final class MetricsRegistry: Sendable {
         public var format: String?
         /// The ingest format in use ("rtp", "annex-b"), once known.
         public var transport: String?
+        /// How the sender's capture stamps relate to our clock, when that is worth saying.
+        public var clockStatus: String?
         public var parameterSetChanges: [String] = []
         /// Counter value (0 when never counted).
         public subscript(_ m: Metric) -> Int { counters[m] ?? 0 }
@@ -34,6 +36,7 @@ public final class MetricsRegistry: Sendable {
         var codec: String?
         var format: String?
         var transport: String?
+        var clockStatus: String?
         var changes: [String] = []
     }
     private let state = Mutex(State())
@@ -73,6 +76,11 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
+    /// Says how the sender's capture stamps relate to our clock (a relative mode, an offset found).
+    public func setClockStatus(_ text: String) {
+        state.withLock { $0.clockStatus = text }
+    }
+
     /// Sets the ingest format in use ("rtp", "annex-b").
     public func setTransport(_ name: String) {
         state.withLock { $0.transport = name }
@@ -105,6 +113,7 @@ public final class MetricsRegistry: Sendable {
             out.codec = s.codec
             out.format = s.format
             out.transport = s.transport
+            out.clockStatus = s.clockStatus
             out.parameterSetChanges = s.changes
             return out
         }

@@ -35,6 +35,8 @@ public struct PlayOptions: Sendable {
     public var recordSplitMicros: UInt64 = 0
     /// Per-frame timing log (`.csv` or `.jsonl`).
     public var latencyLogPath: String?
+    /// How the sender's capture stamps are put on our clock (`--clock-offset-ms`, `--clock-offset relative`).
+    public var captureClock: CaptureClock.Mode = .absolute(offsetMicros: 0)
     /// Also libavcodec's own warnings.
     public var verbose = false
     /// Defaults: SDL window, no files written.

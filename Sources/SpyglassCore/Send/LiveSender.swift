@@ -20,6 +20,9 @@ public final class LiveSender: @unchecked Sendable {
     public let input: Input
     /// Where it goes: the UDP or TCP destination.
     public let sender: StreamSender
+    /// Stamps (and the drawn time code) run this far ahead of the wall clock, µs (negative:
+    /// behind): a drone whose clock is not the ground station's, for tests.
+    public var clockOffsetMicros: Int64 = 0
     /// Add our precision time stamp SEI to a file's access units (a pattern is always stamped).
     public var stamp = false
     /// Stop after this many seconds (nil = until the input ends or ``stop`` is set).
@@ -68,7 +71,7 @@ public final class LiveSender: @unchecked Sendable {
             if let d = durationSeconds, Double(due - start) / 1e6 >= d { break }
             MonotonicClock.sleep(untilMicros: due)
             while !sender.waitForReceiver(timeoutMicros: 100_000) { if stop.isSet { return } }
-            let capture = MonotonicClock.wallMicros()
+            let capture = UInt64(max(0, Int64(bitPattern: MonotonicClock.wallMicros()) + clockOffsetMicros))
             encoder.prepareFrame()
             let f = encoder.frame
             pattern.draw(index: index, captureMicros: capture,
@@ -112,7 +115,7 @@ public final class LiveSender: @unchecked Sendable {
                 if let d = durationSeconds, Double(due - start) / 1e6 >= d { return }
                 MonotonicClock.sleep(untilMicros: due)
                 while !sender.waitForReceiver(timeoutMicros: 100_000) { if stop.isSet { return } }
-                let capture = MonotonicClock.wallMicros()
+                let capture = UInt64(max(0, Int64(bitPattern: MonotonicClock.wallMicros()) + clockOffsetMicros))
                 var out = au.annexB()
                 if stamp { out = Self.stamped(out, codec: codec, captureMicros: capture) }
                 transmit(out, codec: codec, captureMicros: capture)

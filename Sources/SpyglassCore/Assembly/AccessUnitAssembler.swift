@@ -62,6 +62,7 @@ public struct AccessUnitAssembler {
     private var captureWallMicros: UInt64?
     private var recoveryFrameCount: Int?
     private var allIntra = true
+    private var cutDamaged = false
 
     /// - Parameters:
     ///   - codec: the stream's codec.
@@ -185,6 +186,27 @@ public struct AccessUnitAssembler {
         units.contains { $0.lastByteMicros == micros } || held.contains { $0.lastByteMicros == micros }
     }
 
+    /// Puts a unit passed on again whole (``NALUnit/repairs``) in place of its cut version, when
+    /// the cut one is still in the access unit in progress.
+    /// - Returns: false when that unit is not pending (its access unit has gone out).
+    public mutating func replacePending(_ unit: NALUnit, endingAt micros: UInt64) -> Bool {
+        guard let whole = unit.parsed(as: codec) else { return false }
+        // The cut unit is the last one its flush passed on (others of the same read end at the same time).
+        if let i = held.lastIndex(where: { $0.lastByteMicros == micros }) {
+            held[i] = whole
+        } else if let i = units.lastIndex(where: { $0.lastByteMicros == micros }) {
+            bytes += whole.bytes.count - units[i].bytes.count
+            units[i] = whole
+        } else {
+            return false
+        }
+        cutDamaged = false
+        return true
+    }
+
+    /// A unit of the access unit in progress went on cut: it is damaged unless repaired.
+    public mutating func markCut() { cutDamaged = true }
+
     /// VCL units (slices) in the access unit in progress.
     public private(set) var pendingSlices = 0
 
@@ -259,7 +281,7 @@ public struct AccessUnitAssembler {
         }
         let au = AccessUnit(codec: codec, index: counters.accessUnits, units: units,
                             isRandomAccessPoint: isRAP, hasParameterSets: hasParameterSets,
-                            damaged: damaged, completion: completion,
+                            damaged: damaged || cutDamaged, completion: completion,
                             firstByteMicros: firstByteMicros, lastByteMicros: last.lastByteMicros,
                             completeMicros: max(atMicros, last.lastByteMicros))
         counters.accessUnits += 1
@@ -283,5 +305,6 @@ public struct AccessUnitAssembler {
         captureWallMicros = nil
         recoveryFrameCount = nil
         allIntra = true
+        cutDamaged = false
     }
 }

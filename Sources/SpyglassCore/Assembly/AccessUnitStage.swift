@@ -88,8 +88,14 @@ public struct AccessUnitStage {
     /// - Returns: false when the cut unit's access unit has already gone out (to be counted there).
     public mutating func noteCut(unitLastByteMicros: UInt64) -> Bool {
         guard assembler?.pendingHasUnit(endingAt: unitLastByteMicros) == true else { return false }
-        assembler!.markDamaged()
+        assembler!.markCut()
         return true
+    }
+
+    /// The whole version of a cut unit: replaces it in the access unit in progress.
+    /// - Returns: false when that access unit has already gone out.
+    public mutating func replacePending(_ unit: NALUnit, endingAt micros: UInt64) -> Bool {
+        assembler?.replacePending(unit, endingAt: micros) ?? false
     }
 
     /// Drops the access unit in progress (a sender restart). Parameter sets are kept.

@@ -66,6 +66,12 @@ public struct DecodeGate {
         refreshLeft = nil
     }
 
+    /// A repair re-decoded everything since the last IDR/IRAP: references are clean again.
+    public mutating func noteRepaired() {
+        referencesDamaged = false
+        refreshLeft = nil
+    }
+
     /// The verdict for one complete access unit.
     /// - Parameters:
     ///   - au: from the access-unit stage.

@@ -26,6 +26,8 @@ public struct AnnexBScanner {
         public var idleFlushes = 0
         /// Idle flushes that turned out to cut a unit: more of it came before any start code.
         public var prematureIdleFlushes = 0
+        /// Cut units passed on again whole (``reopensCutUnits``).
+        public var reopenedUnits = 0
     }
 
     /// Largest NAL unit kept, in bytes; a larger one is dropped and counted.
@@ -41,6 +43,16 @@ public struct AnnexBScanner {
     }
     private var lastIdleFlushedUnitEnd: UInt64 = 0
     private var outcome = PushOutcome()
+    /// When bytes continue a unit an idle flush had passed on, reopen it: the bytes join it, and
+    /// at its real end it is passed on again, whole, with ``NALUnit/repairs`` naming the cut one.
+    /// Off: they are junk, and only the cut is reported.
+    public var reopensCutUnits = false
+    /// The unit the last idle flush passed on, until the next start code.
+    private var flushed: (bytes: [UInt8], strippedZeros: Int, firstByte: UInt64, damaged: Bool, lastByte: UInt64)?
+    /// Zero bytes since that flush (they may be the unit's own bytes, or a start code's).
+    private var zerosSinceFlush = 0
+    /// The reopened unit in progress repairs the cut unit that ended at this time.
+    private var repairing: UInt64?
 
     private var pending: [UInt8] = []
     private var inUnit = false          // a start code has been seen and `pending` belongs to a unit
@@ -91,6 +103,8 @@ public struct AnnexBScanner {
                     }
                     finishUnit(emit: emit)
                     afterIdleFlush = false
+                    flushed = nil
+                    zerosSinceFlush = 0
                     inUnit = true
                     skipping = false
                     segmentStart = i + 1
@@ -133,7 +147,12 @@ public struct AnnexBScanner {
             lastIdleFlushedUnitEnd = lastByteMicros
         }
         let closedIdle = hadUnit && reason == .idle && !pending.isEmpty
-        finishUnit(emit: emit)
+        let unit = finishUnit(emit: emit)
+        flushed = nil
+        zerosSinceFlush = 0
+        if closedIdle && reopensCutUnits, let unit {
+            flushed = (unit.bytes, strip, unit.firstByteMicros, unit.damaged, unit.lastByteMicros)
+        }
         inUnit = false
         skipping = false
         if reason == .endOfStream { zeroRun = 0 }
@@ -153,10 +172,32 @@ public struct AnnexBScanner {
                 counters.prematureIdleFlushes += 1
                 outcome.cutUnitLastByteMicros = lastIdleFlushedUnitEnd
                 afterIdleFlush = false
+                if let f = flushed {
+                    // More of the unit the flush passed on: it goes on, and is passed on again whole.
+                    pendingJunk -= min(pendingJunk, zerosSinceFlush)
+                    pending.removeAll(keepingCapacity: true)
+                    pending.append(contentsOf: f.bytes)
+                    pending.append(contentsOf: repeatElement(0, count: f.strippedZeros + zerosSinceFlush))
+                    firstByteMicros = f.firstByte
+                    damaged = f.damaged
+                    repairing = f.lastByte
+                    inUnit = true
+                    skipping = false
+                    flushed = nil
+                    zerosSinceFlush = 0
+                    appendToUnit(bytes, from, to, arrival)
+                    return
+                }
+            } else if flushed != nil {
+                zerosSinceFlush += to - from
             }
             pendingJunk += (to - from)
             return
         }
+        appendToUnit(bytes, from, to, arrival)
+    }
+
+    private mutating func appendToUnit(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, _ arrival: UInt64) {
         if skipping { return }
         if pending.isEmpty { firstByteMicros = arrival }
         lastByteMicros = arrival
@@ -170,7 +211,10 @@ public struct AnnexBScanner {
         pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from..<to]))
     }
 
-    private mutating func finishUnit(emit: (NALUnit) -> Void) {
+    /// Passes on the pending unit. Returns it (nil when there was none).
+    @discardableResult
+    private mutating func finishUnit(emit: (NALUnit) -> Void) -> NALUnit? {
+        var out: NALUnit?
         if inUnit && !skipping {
             if pending.isEmpty {
                 counters.zeroLengthUnits += 1
@@ -178,13 +222,21 @@ public struct AnnexBScanner {
                 // A copy of exactly its bytes: sharing `pending` would pin its whole buffer
                 // (64 KiB or more) to every unit, even a 2-byte one, and make the next
                 // `removeAll(keepingCapacity:)` allocate a new buffer.
-                emit(NALUnit(bytes: Array(pending), firstByteMicros: firstByteMicros,
-                             lastByteMicros: lastByteMicros, damaged: damaged))
+                var unit = NALUnit(bytes: Array(pending), firstByteMicros: firstByteMicros,
+                                   lastByteMicros: lastByteMicros, damaged: damaged)
+                if let repairing {
+                    unit.repairs = repairing
+                    counters.reopenedUnits += 1
+                }
+                emit(unit)
+                out = unit
             }
         }
+        repairing = nil
         counters.junkBytes += pendingJunk
         pendingJunk = 0
         pending.removeAll(keepingCapacity: true)
         damaged = false
+        return out
     }
 }

@@ -12,6 +12,10 @@ public struct NALUnit: Sendable {
     /// The parsed header, set once the codec is known (``parsed(as:)``); later stages read it
     /// instead of parsing the bytes again. nil before that, or when the header is invalid.
     public private(set) var header: NALUnitHeader?
+    /// Set on a unit passed on again whole after an idle flush had passed it on cut
+    /// (``AnnexBScanner/reopensCutUnits``): the cut unit's last-byte arrival, monotonic µs,
+    /// which names it among the units already passed on.
+    public var repairs: UInt64?
 
     /// - Parameters:
     ///   - bytes: NAL unit bytes, header first, no start code.

@@ -17,6 +17,10 @@ public final class DecodedFrame: @unchecked Sendable {
     public let damaged: Bool
     /// For a replayed recording: the entry it came from (its recorded arrival and capture times).
     public var replayEntry: RecordingIndex.Entry?
+    /// Re-decoded by a repair, and not the newest picture: recorded (framemd5), not shown.
+    public var isRepairReplay = false
+    /// The newest picture of a repair: shown again, but not counted or logged as a new one.
+    public var isRepairNewest = false
 
     init(frame: UnsafeMutablePointer<AVFrame>, index: Int, accessUnitIndex: Int, timing: FrameTiming, damaged: Bool) {
         self.frame = frame

@@ -53,6 +53,20 @@ public final class FrameMD5Writer {
     }
 
     /// Appends the line for `frame`.
+    /// Where each recent line began: its access unit, file offset and frame number.
+    private var marks: [(accessUnit: Int, offset: Int, count: Int)] = []
+
+    /// Takes back the lines of access unit `index` and every line written after them (a repair
+    /// re-decodes those access units and writes their final pictures again).
+    /// - Returns: false when the file cannot be cut back (a pipe), or the lines are too old.
+    public func rewind(toAccessUnit index: Int) -> Bool {
+        guard let i = marks.firstIndex(where: { $0.accessUnit >= index }) else { return true }
+        guard file.truncate(to: marks[i].offset) else { return false }
+        count = marks[i].count
+        marks.removeSubrange(i...)
+        return true
+    }
+
     public func write(_ frame: DecodedFrame) {
         if !headerWritten {
             let header = """
@@ -70,6 +84,8 @@ public final class FrameMD5Writer {
             put(header)
             headerWritten = true
         }
+        if marks.count >= 8192 { marks.removeFirst(4096) }
+        marks.append((frame.accessUnitIndex, file.offset, count))
         let (size, md5) = Self.hash(frame, scratch: &buffer)
         let line = String(format: "0, %10d, %10d, %8d, %8d, ", count, count, 1, size) + md5 + "\n"
         put(line)

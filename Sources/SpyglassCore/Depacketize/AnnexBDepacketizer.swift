@@ -23,6 +23,8 @@ public struct AnnexBDepacketizer: Depacketizer {
     ///     files use 0, since their next bytes are always there).
     public init(maxUnitBytes: Int, datagrams: Bool, idleFlushMicros: Int) {
         scanner = AnnexBScanner(maxUnitBytes: maxUnitBytes)
+        // A unit cut by an idle flush is passed on again whole when the rest of it comes.
+        scanner.reopensCutUnits = idleFlushMicros > 0
         policy = IdleFlushPolicy(baseMicros: idleFlushMicros)
         self.datagrams = datagrams
     }

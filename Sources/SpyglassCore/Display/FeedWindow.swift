@@ -197,7 +197,7 @@ import Glibc
         lines.append("damaged AUs \(s.damagedAccessUnits) · on damaged refs \(s.framesWithDamagedReferences) · concealed \(s.concealedFrames) · decode errors \(s.decodeErrors) · resets \(s.resets)")
         if let c = s.captureClock { lines.append("capture clock: \(c)") }
         if s.picturesSplit + s.prematureIdleFlushes > 0 {
-            lines.append("raw stream guesses: \(s.prematureIdleFlushes) NAL units cut, \(s.picturesSplit) pictures split")
+            lines.append("raw stream guesses: \(s.prematureIdleFlushes) NAL units cut (\(s.repairs) repaired), \(s.picturesSplit) pictures split")
         }
         var refused: [String] = []
         if s.disallowed > 0 { refused.append("\(s.disallowed) disallowed") }

@@ -30,6 +30,8 @@ final class FeedLoop {
     private var live = false
     private var lastDataMicros = MonotonicClock.nowMicros()
     private var events: [DepacketizerEvent] = []
+    /// Access units since the last IDR/IRAP, for repairing a unit found cut after its picture.
+    private var repairBuffer = RepairBuffer()
     private var stageEvents: [AccessUnitStage.Event] = []
     /// How often a quiet source is polled (stop flag, no-data timeout, metrics), µs.
     static let pollMicros = 50_000
@@ -115,6 +117,8 @@ final class FeedLoop {
 
     private func handle(_ event: DepacketizerEvent) {
         switch event {
+        case .unit(let unit) where unit.repairs != nil:
+            repair(unit, replacing: unit.repairs!)
         case .unit(let unit):
             stage.push(unit, codecHint: depacketizer.codec) { stageEvents.append($0) }
             routeStage()
@@ -161,6 +165,7 @@ final class FeedLoop {
     // MARK: - access units to the decoder
 
     private func accessUnit(_ au: AccessUnit, _ store: ParameterSetStore) {
+        let original = au
         observers.accessUnit?(au, store)
         depacketizer.noteAccessUnit(slices: au.sliceCount)
         guard decoder != nil, !reachedFrameLimit else { return }
@@ -187,14 +192,15 @@ final class FeedLoop {
             while !stop.isSet && MonotonicClock.nowMicros() < release {
                 MonotonicClock.sleep(untilMicros: min(release, MonotonicClock.nowMicros() + 50_000))
             }
-            if !stop.isSet { decode(au, store) }
+            if !stop.isSet { decode(au, store, original: original) }
         case .decode(let au):
-            decode(au, store)
+            decode(au, store, original: original)
         }
     }
 
-    private func decode(_ au: AccessUnit, _ store: ParameterSetStore) {
+    private func decode(_ au: AccessUnit, _ store: ParameterSetStore, original: AccessUnit) {
         if !threadsChosen { chooseThreads(au, store) }
+        repairBuffer.keep(original)
         decoder?.decode(au) { deliver($0) }
     }
 
@@ -209,6 +215,38 @@ final class FeedLoop {
     }
 
     /// Once: pictures of several slices decode on 2 slice threads (bit-exact, no added delay).
+    /// A unit an idle flush had passed on cut came again whole: put it in its access unit, and if
+    /// that picture was already decoded, decode again from the last IDR/IRAP, showing only the
+    /// newest picture (framemd5 takes back and rewrites the re-decoded pictures).
+    private func repair(_ unit: NALUnit, replacing cutEnd: UInt64) {
+        if stage.replacePending(unit, endingAt: cutEnd) {
+            metrics.add(.repairs)
+            return
+        }
+        guard !perNAL, let decoder, let store = stage.parameterSets,
+              let aus = repairBuffer.replace(unit, endingAt: cutEnd), let first = aus.first else {
+            metrics.add(.repairsFailed)
+            Log.info("a NAL unit cut by an idle flush came again whole, but its picture is not held for decoding again (none since the last IDR/IRAP, or past the cap): it stays marked damaged until a clean IDR/IRAP")
+            return
+        }
+        do { try decoder.reset(parameterSets: store.allUnits) } catch {
+            metrics.add(.repairsFailed)
+            Log.info("repair: the decoder could not be reopened: \(error)")
+            return
+        }
+        sink.rewind(toAccessUnit: first.index)
+        var frames: [DecodedFrame] = []
+        for au in aus { decoder.decode(au) { frames.append($0) } }
+        for (i, f) in frames.enumerated() {
+            f.isRepairReplay = i < frames.count - 1
+            f.isRepairNewest = i == frames.count - 1
+            sink.consume(f)
+        }
+        gate.noteRepaired()
+        metrics.add(.repairs)
+        Log.info("repaired a NAL unit cut by an idle flush: decoded \(aus.count) access units again from the last IDR/IRAP")
+    }
+
     private func chooseThreads(_ au: AccessUnit, _ store: ParameterSetStore) {
         threadsChosen = true
         guard au.sliceCount > 1, options.autoSliceThreads, options.decoderThreads == 1,
@@ -255,6 +293,7 @@ final class FeedLoop {
         Log.info("codec changed: \(old.displayName) → \(new.displayName)")
         metrics.add(.resets)
         metrics.add(.codecChanges)
+        repairBuffer.reset()
         decoder?.drain { deliver($0) }
     }
 
@@ -269,6 +308,7 @@ final class FeedLoop {
         metrics.add(.resets)
         Log.info("\(reason): resetting the decoder")
         stage.discardPending()
+        repairBuffer.reset()
         try? decoder?.reset(parameterSets: stage.parameterSets?.allUnits ?? [])
         gate.restart(atMicros: MonotonicClock.nowMicros())
         live = false

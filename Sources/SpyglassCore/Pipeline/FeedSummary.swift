@@ -87,6 +87,9 @@ public struct FeedSummary: Codable, Sendable {
     public var skippedBeforeRandomAccess = 0
     /// Median time libavcodec took per picture, ms (nil with no frames), from the decode histogram.
     public var decodeMillisP50: Double?
+    /// Cut NAL units put back whole (their pictures decoded again), and those that could not be.
+    public var repairs = 0
+    public var repairsFailed = 0
     /// How the sender's capture stamps relate to our clock, when that is worth saying.
     public var captureClock: String?
     /// Length of the run, s.
@@ -108,6 +111,7 @@ public struct FeedSummary: Codable, Sendable {
         parameterSetChanges = m.parameterSetChanges
         rtp = m.transport == "rtp"
         captureClock = m.clockStatus
+        repairs = m[.repairs]; repairsFailed = m[.repairsFailed]
         datagrams = m[.datagrams]; bytes = m[.bytes]; emptyDatagrams = m[.emptyDatagrams]
         truncatedDatagrams = m[.truncatedDatagrams]; connections = m[.connections]; disallowed = m[.disallowed]
         junkBytes = m[.junkBytes]; zeroLengthNALUnits = m[.zeroLengthNALUnits]; oversizeNALUnits = m[.oversizeNALUnits]
@@ -150,6 +154,7 @@ public struct FeedSummary: Codable, Sendable {
         if damagedAccessUnits > 0 { extra.append("\(damagedAccessUnits) damaged AUs") }
         if junkBytes > 0 { extra.append("\(junkBytes) junk bytes") }
         if prematureIdleFlushes > 0 { extra.append("\(prematureIdleFlushes) NAL units cut by an idle flush") }
+        if repairs + repairsFailed > 0 { extra.append("\(repairs) cut NAL units repaired" + (repairsFailed > 0 ? ", \(repairsFailed) could not be" : "")) }
         if picturesSplit > 0 { extra.append("\(picturesSplit) pictures split by a flush") }
         if framesWithDamagedReferences > 0 { extra.append("\(framesWithDamagedReferences) frames on damaged references") }
         if invalidNALUnits > 0 { extra.append("\(invalidNALUnits) invalid NAL units") }

@@ -20,6 +20,7 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     case refusedPictureSize = "refused_picture_size", picturesSplit = "pictures_split"
     // Decode gate and decoder.
     case damagedAccessUnits = "damaged_access_units", framesOnDamagedReferences = "frames_on_damaged_references"
+    case repairs, repairsFailed = "repairs_failed"
     case skippedBeforeJoin = "skipped_before_join", framesDecoded = "frames_decoded"
     case decodeErrors = "decode_errors", concealedFrames = "concealed_frames"
     // Presentation.

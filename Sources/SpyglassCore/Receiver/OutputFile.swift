@@ -11,6 +11,8 @@ public final class OutputFile {
     public private(set) var failed = false
     /// The first error, as text.
     public private(set) var error: String?
+    /// Bytes written so far (the end of the file, for ``truncate(to:)``).
+    public private(set) var offset = 0
 
     /// Creates or truncates `path`. Throws ``SourceError/open(_:)`` ("PATH: cannot create: …").
     public init(path: String) throws {
@@ -35,6 +37,16 @@ public final class OutputFile {
             }
             off += n
         }
+        offset += bytes.count
+    }
+
+    /// Cuts the file back to `offset` bytes and goes on writing there.
+    /// - Returns: false when the file cannot be cut (a pipe, a terminal) or the offset is past the end.
+    public func truncate(to newOffset: Int) -> Bool {
+        guard fd >= 0, !failed, newOffset <= offset, ftruncate(fd, off_t(newOffset)) == 0,
+              lseek(fd, off_t(newOffset), SEEK_SET) == off_t(newOffset) else { return false }
+        offset = newOffset
+        return true
     }
 
     /// Appends UTF-8 text.

@@ -11,10 +11,14 @@ public protocol FrameSink: AnyObject {
     func consume(_ frame: DecodedFrame)
     /// The feed ended: nothing more will come.
     func finish()
+    /// A repair re-decodes access unit `index` and the ones after it: what was recorded for them
+    /// is taken back; their pictures come again (all but the newest marked ``DecodedFrame/isRepairReplay``).
+    func rewind(toAccessUnit index: Int)
 }
 
 extension FrameSink {
     public func finish() {}
+    public func rewind(toAccessUnit index: Int) {}
 }
 
 /// Something that looks at every picture on its way (writes a hash, reads a time code).
@@ -23,6 +27,12 @@ public protocol FrameTap: AnyObject {
     func observe(_ frame: DecodedFrame)
     /// The feed ended.
     func finish()
+    /// See ``FrameSink/rewind(toAccessUnit:)``.
+    func rewind(toAccessUnit index: Int)
+}
+
+extension FrameTap {
+    public func rewind(toAccessUnit index: Int) {}
 }
 
 /// Passes each picture to every tap, then on.
@@ -47,6 +57,11 @@ public final class FrameTee: FrameSink {
         for t in taps { t.finish() }
         next.finish()
     }
+
+    public func rewind(toAccessUnit index: Int) {
+        for t in taps { t.rewind(toAccessUnit: index) }
+        next.rewind(toAccessUnit: index)
+    }
 }
 
 /// Holds back damaged pictures when asked (`--hide-damaged`): the last clean one stays on screen,
@@ -70,6 +85,8 @@ public final class DamageFilter: FrameSink {
     }
 
     public func consume(_ frame: DecodedFrame) {
+        // A repair's re-decoded pictures before the newest are recorded (framemd5), never shown.
+        if frame.isRepairReplay { return }
         if frame.damaged && !show {
             latency?.record(frame, dropped: true)
             metrics.add(.framesDropped)
@@ -79,6 +96,7 @@ public final class DamageFilter: FrameSink {
     }
 
     public func finish() { next.finish() }
+    public func rewind(toAccessUnit index: Int) { next.rewind(toAccessUnit: index) }
 }
 
 /// The end of a headless feed: a picture counts as shown when it gets here.
@@ -108,6 +126,7 @@ public enum PresentationStamps {
     ///   - metrics: the feed's registry.
     ///   - latency: the per-frame log, if any.
     public static func record(_ frame: DecodedFrame, metrics: MetricsRegistry, latency: LatencyRecorder?) {
+        if frame.isRepairNewest { return }   // its access unit was counted and logged when first shown
         metrics.add(.framesShown)
         let t = frame.timing
         if t.lastByteMicros > 0 && t.presentedMicros >= t.lastByteMicros {

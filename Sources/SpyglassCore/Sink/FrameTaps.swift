@@ -10,6 +10,13 @@ public final class FrameMD5Tap: FrameTap {
         self.onFailure = onFailure
     }
     public func observe(_ frame: DecodedFrame) { writer.write(frame) }
+    public func rewind(toAccessUnit index: Int) {
+        if !writer.rewind(toAccessUnit: index) && !warned {
+            warned = true
+            Log.info("\(writer.path): cannot take back lines (not a regular file): after a repair it keeps the pictures as first decoded")
+        }
+    }
+    private var warned = false
     public func finish() {
         writer.close()
         if writer.writeFailed { onFailure("\(writer.path): write failed (disk full?)") }
@@ -50,4 +57,5 @@ public final class ReplayTimeline: FrameSink {
     }
 
     public func finish() { next.finish() }
+    public func rewind(toAccessUnit index: Int) { next.rewind(toAccessUnit: index) }
 }

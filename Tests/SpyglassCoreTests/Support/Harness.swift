@@ -32,6 +32,16 @@ final class Harness: Sendable {
                 r.damaged.append(frame.damaged)
             }
         }
+
+        /// A repair takes back what was collected for access unit `index` and after, as the
+        /// framemd5 file does: the re-decoded pictures come again.
+        func rewind(toAccessUnit index: Int) {
+            result.withLock { r in
+                guard let i = r.presentedAccessUnits.firstIndex(where: { $0 >= index }) else { return }
+                r.hashes.removeSubrange(i...); r.sizes.removeSubrange(i...); r.timings.removeSubrange(i...)
+                r.presentedAccessUnits.removeSubrange(i...); r.damaged.removeSubrange(i...)
+            }
+        }
     }
 
     let pipeline: Pipeline

@@ -48,9 +48,12 @@ import Glibc
             return 1
         }
         installSignalHandlers()
-        for f in feeds { f.pipeline.start() }
         if options.display == .sdl, let feed = feeds.first, feed.slot != nil {
-            runWindow(feed)
+            // The window opens first (75–110 ms under Xvfb): a file's first pictures must not
+            // wait in the slot meanwhile and be replaced.
+            runWindow(feed) { for f in self.feeds { f.pipeline.start() } }
+        } else {
+            for f in feeds { f.pipeline.start() }
         }
         while !feeds.allSatisfy({ $0.pipeline.join(timeoutMicros: 20_000) }) { onTick?() }
         var status: Int32 = 0
@@ -58,7 +61,7 @@ import Glibc
         return status
     }
 
-    @MainActor private func runWindow(_ feed: PlayFeed) {
+    @MainActor private func runWindow(_ feed: PlayFeed, startFeeds: () -> Void) {
         let display: SDLDisplay
         do {
             display = try SDLDisplay(system: SDLVideoSystem(), title: "Spyglass — \(feed.pipeline.label) — waiting", width: options.windowSize?.width ?? 960,
@@ -67,6 +70,7 @@ import Glibc
         } catch {
             // The feed goes on headless: its sink still hands pictures to the slot; take them here.
             Log.info("\(error): decoding headless")
+            startFeeds()
             feed.drainHeadless()
             return
         }
@@ -82,7 +86,8 @@ import Glibc
         let window = FeedWindow(display: display, pipeline: feed.pipeline, slot: feed.slot!, latency: feed.latency,
                                 recording: feed.recording, settings: settings)
         window.onTick = onTick
-        feed.wakeTarget.set({ display.wake() })
+        feed.wakeTarget.set(display.waker)
+        startFeeds()
         window.run()
         feed.wakeTarget.set(nil)
         if let path = options.snapshotPath { feed.snapshotFailed = !Snapshot.write(display, path: path) }

@@ -67,7 +67,8 @@ func runProbe(_ argv: [String]) throws -> Int32 {
             source = try openSource(url, options: args.options)
         }
     } catch {
-        Log.error("\(args.sourceText): \(error)")
+        let text = "\(error)"
+        Log.error(text.hasPrefix(args.sourceText) ? text : "\(args.sourceText): \(text)")
         return 1
     }
     if url.isLive { args.options.timeoutSeconds = args.duration }

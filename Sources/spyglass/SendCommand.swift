@@ -107,6 +107,10 @@ func runSend(_ argv: [String]) throws -> Int32 {
         }
     }
     guard positional.count == 2 else { throw CLIError.usage("send needs SOURCE and DEST\n\(sendUsage)") }
+    if positional[0] != "pattern" && access(positional[0], R_OK) != 0 {
+        Log.error("\(positional[0]): \(String(cString: strerror(errno)))")
+        return 1
+    }
     let dest: SourceURL
     do { dest = try SourceURL(parsing: positional[1]) } catch { Log.error("\(positional[1]): \(error)"); return 1 }
     let sender: StreamSender

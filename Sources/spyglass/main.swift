@@ -118,7 +118,8 @@ do {
 } catch let e as CLIError {
     // One line: the problem, and where the usage is.
     let first = "\(e)".split(separator: "\n").first.map(String.init) ?? "\(e)"
-    FileHandle.standardError.write(Data("spyglass: \(first) (see spyglass \(command) --help)\n".utf8))
+    let known = ["play", "send", "bench", "probe", "replay"].contains(command)
+    FileHandle.standardError.write(Data("spyglass: \(first) (see spyglass \(known ? command + " " : "")--help)\n".utf8))
     exit(2)
 } catch {
     FileHandle.standardError.write(Data("spyglass: error: \(error)\n".utf8))

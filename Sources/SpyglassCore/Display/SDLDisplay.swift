@@ -202,6 +202,14 @@ public final class SDLDisplay {
         wakeSignal.wake()
     }
 
+    /// This window's wake-up on its own, for other threads to keep: calling it is ``wake()``,
+    /// and holding it does not keep the window alive (a window must be released on the main
+    /// thread while its X server is up; a decode thread holding the window could release it last).
+    public nonisolated var waker: @Sendable () -> Void {
+        let signal = wakeSignal
+        return { signal.wake() }
+    }
+
     /// A wake-up flag with a condition to sleep on: one per window.
     private final class WakeSignal: Sendable {
         private let condition = NSCondition()

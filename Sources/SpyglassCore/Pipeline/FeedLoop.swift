@@ -32,6 +32,13 @@ final class FeedLoop {
     private var events: [DepacketizerEvent] = []
     /// Access units since the last IDR/IRAP, for repairing a unit found cut after its picture.
     private var repairBuffer = RepairBuffer()
+    /// Access units that repairs may decode again: refilled at ``repairRefillPerSecond`` up to
+    /// ``repairBudgetMax``, so that a sender (or a flood) that seems to continue cut units all the
+    /// time cannot keep the decoder re-decoding.
+    private var repairBudget = Double(FeedLoop.repairBudgetMax)
+    private var repairBudgetMicros = MonotonicClock.nowMicros()
+    static let repairBudgetMax = 600
+    static let repairRefillPerSecond = 60.0
     private var stageEvents: [AccessUnitStage.Event] = []
     /// How often a quiet source is polled (stop flag, no-data timeout, metrics), µs.
     static let pollMicros = 50_000
@@ -223,12 +230,21 @@ final class FeedLoop {
             metrics.add(.repairs)
             return
         }
+        let now = MonotonicClock.nowMicros()
+        repairBudget = min(Double(Self.repairBudgetMax), repairBudget + Double(now - repairBudgetMicros) / 1e6 * Self.repairRefillPerSecond)
+        repairBudgetMicros = now
         guard !perNAL, let decoder, let store = stage.parameterSets,
               let aus = repairBuffer.replace(unit, endingAt: cutEnd), let first = aus.first else {
             metrics.add(.repairsFailed)
             Log.info("a NAL unit cut by an idle flush came again whole, but its picture is not held for decoding again (none since the last IDR/IRAP, or past the cap): it stays marked damaged until a clean IDR/IRAP")
             return
         }
+        guard Double(aus.count) <= repairBudget else {
+            metrics.add(.repairsFailed)
+            Log.info("a NAL unit cut by an idle flush came again whole, but repairs have decoded too much again lately (\(Self.repairRefillPerSecond) access units a second at most): it stays marked damaged until a clean IDR/IRAP")
+            return
+        }
+        repairBudget -= Double(aus.count)
         do { try decoder.reset(parameterSets: store.allUnits) } catch {
             metrics.add(.repairsFailed)
             Log.info("repair: the decoder could not be reopened: \(error)")

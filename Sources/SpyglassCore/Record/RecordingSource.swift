@@ -61,6 +61,10 @@ public final class RecordingSource: ByteSource, Sendable {
         let t0 = idx.entries[0].firstByteMicros
         var lo = 0, hi = idx.entries.count
         if let from = fromSeconds {
+            let length = Double((idx.entries.last?.firstByteMicros ?? t0) - t0) / 1e6
+            guard from <= length else {
+                throw SourceError.open(String(format: "%@: --from %.1f s is past the last picture of the recording (%.1f s)", streamPath, from, length))
+            }
             let target = t0 + UInt64(max(0, from) * 1e6)
             let starts = idx.entries.indices.filter { (idx.entries[$0].keyframe || idx.entries[$0].recoveryPoint) && idx.entries[$0].firstByteMicros <= target }
             lo = starts.last ?? 0
@@ -167,7 +171,10 @@ public final class RecordingSource: ByteSource, Sendable {
         if let target = s.seekTarget {
             s.seekTarget = nil
             let t0 = index.entries[0].firstByteMicros
-            let want = t0 + UInt64(max(0, target) * 1e6)
+            // A seek past the end goes to the last picture (a target no picture reaches would hide
+            // every picture after it).
+            let last = index.entries[max(s.range.lowerBound, s.range.upperBound - 1)].firstByteMicros
+            let want = min(t0 + UInt64(max(0, target) * 1e6), last)
             let starts = index.entries.indices.filter { (index.entries[$0].keyframe || index.entries[$0].recoveryPoint) && index.entries[$0].firstByteMicros <= want }
             s.position = max(s.range.lowerBound, min(starts.last ?? s.range.lowerBound, s.range.upperBound - 1))
             s.hideBeforeMicros = want

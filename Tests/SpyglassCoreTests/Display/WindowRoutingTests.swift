@@ -81,11 +81,14 @@ struct WindowRoutingTests {
         // X server is still up: Xlib exits the process when its server vanishes under it.
     }
 
-    /// Calls `display.wake()` on another thread and returns once that call has returned.
+    /// Calls `display.wake()` on another thread and returns once that call has returned. The
+    /// thread holds only the window's waker, never the window: a thread that released the window
+    /// last would queue its clean-up after the test's X server is gone, and Xlib ends the process.
     private func wakeFromAnotherThread(_ display: SDLDisplay) throws {
         let done = DispatchSemaphore(value: 0)
+        let wake = display.waker
         Thread {
-            display.wake()
+            wake()
             done.signal()
         }.start()
         try #require(done.wait(timeout: .now() + .seconds(Int(Self.deadlineMillis / 1000))) == .success,

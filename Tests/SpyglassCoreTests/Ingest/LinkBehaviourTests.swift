@@ -207,7 +207,9 @@ final class LinkBehaviourTests: XCTestCase {
         let r = h.finish()
         let growth = rssKiB() - before
         XCTAssertLessThan(growth, 150_000, "RSS grew \(growth) KiB during the flood")
-        XCTAssertGreaterThan(r.summary.junkBytes + r.summary.invalidNALUnits + r.summary.decodeErrors, 0, "the flood was seen and counted")
+        // Garbage after an idle flush cannot be told from the rest of a cut unit: it shows as cuts.
+        XCTAssertGreaterThan(r.summary.junkBytes + r.summary.invalidNALUnits + r.summary.decodeErrors + r.summary.prematureIdleFlushes, 0,
+                             "the flood was seen and counted")
         XCTAssertEqual(Array(r.hashes.suffix(15)), Array(expected.suffix(15)), "clean again from the IDR after the flood")
     }
 }

@@ -11,7 +11,8 @@ import Glibc
     /// x264 with open GOPs writes non-IDR I pictures (with a recovery point SEI, removed here);
     /// the stream is cut at the second one, as a recording cut in the middle would be.
     static func streamStartingAtANonIDRIPicture() throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("intra-join-\(getpid())").path
+        // Its own folder per call: the tests run in parallel.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("intra-join-\(getpid())-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let full = "\(dir)/open-gop.h264"
         let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",

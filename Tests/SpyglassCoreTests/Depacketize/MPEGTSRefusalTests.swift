@@ -9,7 +9,8 @@ import Glibc
 /// until it is demultiplexed, it is refused with a clear reason.
 @Suite struct MPEGTSRefusalTests {
     static func transportStream() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ts-\(getpid()).ts").path
+        // Its own file per call: the tests run in parallel.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ts-\(getpid())-\(UUID().uuidString).ts").path
         let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
                                                                  "-frames:v", "30", "-c:v", "libx264", "-preset", "ultrafast", "-f", "mpegts", path])
         try #require(rc == 0, "\(err)")

@@ -17,6 +17,8 @@ public struct AccessUnit: Sendable {
         case endOfSequence = "end-of-seq"
         /// The input ended.
         case endOfStream = "eos"
+        /// MPEG-TS: the PES reached its `PES_packet_length` (ISO/IEC 13818-1 §2.4.3.7).
+        case pesLength = "pes-length"
         /// Per-NAL decoding (`--decode nal`): the picture came out after its last slice went in.
         case perNALUnit = "nal"
     }

@@ -61,15 +61,13 @@ public struct AutoDepacketizer: Depacketizer {
             }
         }
         if inner == nil {
-            if Self.looksLikeMPEGTS(chunk) {
-                emit(.refuse("this is MPEG-TS (sync byte 0x47 every 188 bytes), not an H.264/H.265 elementary stream or RTP; Spyglass does not demultiplex MPEG-TS yet (ffmpeg -i SOURCE -c copy -f h264 udp://… can unwrap it)"))
-                return
-            }
-            let head = Array(chunk.bindMemory(to: UInt8.self).prefix(64))[...]
-            let format = DepacketizerRegistry.choose(head: head, datagrams: datagrams, options: options)
+            let first = Array(chunk.bindMemory(to: UInt8.self).prefix(4 * 188))[...]
+            let format = DepacketizerRegistry.choose(first: first, datagrams: datagrams, options: options)
             inner = format.make(options, datagrams, idleFlushMicros)
             if format.name == "rtp" {
                 emit(.note("RTP\(options.transport == .auto ? " (detected: version 2, dynamic payload type)" : "")"))
+            } else if format.name == "mpeg-ts" {
+                emit(.note("MPEG-TS (detected: sync byte 0x47 every 188 bytes)"))
             }
         }
         inner!.push(chunk, arrivalMicros: arrivalMicros, truncated: truncated, emit: emit)
@@ -78,7 +76,8 @@ public struct AutoDepacketizer: Depacketizer {
     /// True when a datagram fits the framing named (RTP: version 2 with a dynamic payload type;
     /// Annex B: anything that is neither RTP nor MPEG-TS).
     static func fits(_ chunk: UnsafeRawBufferPointer, _ framing: String) -> Bool {
-        if looksLikeMPEGTS(chunk) { return false }
+        if looksLikeMPEGTS(chunk) { return framing == "mpeg-ts" }
+        if framing == "mpeg-ts" { return false }
         let rtp = RTPPacket.looksLikeRTP(Array(chunk.bindMemory(to: UInt8.self).prefix(12))[...])
         return framing == "rtp" ? rtp : !rtp
     }

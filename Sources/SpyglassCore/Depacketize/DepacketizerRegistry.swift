@@ -7,14 +7,20 @@ public enum DepacketizerRegistry {
     public struct Format: Sendable {
         /// The name used in logs (and by `--rtp`/`--raw`).
         public let name: String
-        /// True when the first chunk of a datagram source looks like this format.
-        public let matches: @Sendable (_ head: ArraySlice<UInt8>, _ options: ReceiverOptions) -> Bool
+        /// True when the format can also come as a byte stream (TCP, a file, a pipe); else only
+        /// datagrams are tested for it.
+        public var onByteStreams = false
+        /// True when the first chunk looks like this format.
+        public let matches: @Sendable (_ first: ArraySlice<UInt8>, _ options: ReceiverOptions) -> Bool
         /// Builds the depacketizer.
         public let make: @Sendable (_ options: ReceiverOptions, _ datagrams: Bool, _ idleFlushMicros: Int) -> any Depacketizer
     }
 
-    /// Formats tried in order on the first datagram; the last one (raw Annex B) takes anything.
+    /// Formats tried in order on the first chunk; the last one (raw Annex B) takes anything.
     public static let formats: [Format] = [
+        Format(name: "mpeg-ts", onByteStreams: true,
+               matches: { first, o in o.transport == .auto && first.withUnsafeBytes { AutoDepacketizer.looksLikeMPEGTS($0) } },
+               make: { o, _, idle in MPEGTSDepacketizer(maxUnitBytes: o.maxAccessUnitBytes, idleFlushMicros: idle) }),
         Format(name: "rtp",
                matches: { head, o in o.transport == .rtp || (o.transport == .auto && RTPPacket.looksLikeRTP(head)) },
                make: { o, _, _ in RTPStreamDepacketizer(options: o) }),
@@ -23,10 +29,11 @@ public enum DepacketizerRegistry {
                make: { o, datagrams, idle in AnnexBDepacketizer(maxUnitBytes: o.maxAccessUnitBytes, datagrams: datagrams, idleFlushMicros: idle) }),
     ]
 
-    /// The format for a source's first chunk. Byte streams (TCP, files, pipes) are always Annex B.
-    public static func choose(head: ArraySlice<UInt8>, datagrams: Bool, options: ReceiverOptions) -> Format {
+    /// The format for a source's first chunk. On byte streams (TCP, files, pipes) only the
+    /// formats marked ``Format/onByteStreams`` are tried; `--raw` means Annex B.
+    public static func choose(first: ArraySlice<UInt8>, datagrams: Bool, options: ReceiverOptions) -> Format {
         let annexB = formats[formats.count - 1]
-        guard datagrams, options.transport != .raw else { return annexB }
-        return formats.first { $0.matches(head, options) } ?? annexB
+        guard options.transport != .raw else { return annexB }
+        return formats.first { ($0.onByteStreams || datagrams) && $0.matches(first, options) } ?? annexB
     }
 }

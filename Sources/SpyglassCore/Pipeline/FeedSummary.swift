@@ -87,6 +87,11 @@ public struct FeedSummary: Codable, Sendable {
     public var skippedBeforeRandomAccess = 0
     /// Median time libavcodec took per picture, ms (nil with no frames), from the decode histogram.
     public var decodeMillisP50: Double?
+    /// MPEG-TS: packets read, continuity-counter gaps on the video PID (ISO/IEC 13818-1 §2.4.3.3),
+    /// packets dropped (transport error indicator, scrambled, a broken PES header).
+    public var tsPackets = 0
+    public var tsContinuityErrors = 0
+    public var tsPacketsDropped = 0
     /// Cut NAL units put back whole (their pictures decoded again), and those that could not be.
     public var repairs = 0
     public var repairsFailed = 0
@@ -112,6 +117,7 @@ public struct FeedSummary: Codable, Sendable {
         rtp = m.transport == "rtp"
         captureClock = m.clockStatus
         repairs = m[.repairs]; repairsFailed = m[.repairsFailed]
+        tsPackets = m[.tsPackets]; tsContinuityErrors = m[.tsContinuityErrors]; tsPacketsDropped = m[.tsPacketsDropped]
         datagrams = m[.datagrams]; bytes = m[.bytes]; emptyDatagrams = m[.emptyDatagrams]
         truncatedDatagrams = m[.truncatedDatagrams]; connections = m[.connections]; disallowed = m[.disallowed]
         junkBytes = m[.junkBytes]; zeroLengthNALUnits = m[.zeroLengthNALUnits]; oversizeNALUnits = m[.oversizeNALUnits]
@@ -142,6 +148,7 @@ public struct FeedSummary: Codable, Sendable {
         s += "; \(decodeErrors) decode errors"
         if let d = decodeMillisP50 { s += String(format: "; decode p50 %.2f ms", d) }
         var extra: [String] = []
+        if tsPackets > 0 { extra.append("MPEG-TS: \(tsPackets) packets, \(tsContinuityErrors) continuity errors" + (tsPacketsDropped > 0 ? ", \(tsPacketsDropped) dropped" : "")) }
         if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated") }
         if notRTP > 0 { extra.append("\(notRTP) not RTP") }
         if damagedNALUnits > 0 { extra.append("\(damagedNALUnits) NAL units damaged by lost fragments") }

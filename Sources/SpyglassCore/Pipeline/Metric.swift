@@ -9,6 +9,8 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     // Annex B depacketizer.
     case junkBytes = "junk_bytes", zeroLengthNALUnits = "zero_length_nal_units", oversizeNALUnits = "oversize_nal_units"
     case idleFlushes = "idle_flushes", cutNALUnits = "cut_nal_units"
+    // MPEG-TS depacketizer.
+    case tsPackets = "ts_packets", tsContinuityErrors = "ts_continuity_errors", tsPacketsDropped = "ts_packets_dropped"
     // RTP depacketizer.
     case rtpPackets = "rtp_packets", notRTP = "not_rtp", packetsLost = "packets_lost"
     case packetsReordered = "packets_reordered", packetsDuplicated = "packets_duplicated"

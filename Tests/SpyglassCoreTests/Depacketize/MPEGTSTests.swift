@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import SpyglassCore
+
+/// MPEG-TS (ISO/IEC 13818-1) from ffmpeg's own muxer, as a file and over UDP and TCP: detected,
+/// demultiplexed, and every picture bit-exact; never scanned as Annex B.
+@Suite struct MPEGTSTests {
+    static func transportStream(codec: String = "libx264", frames: Int = 60) throws -> String {
+        // Its own file per call: the tests run in parallel.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ts-\(getpid())-\(UUID().uuidString).ts").path
+        let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
+                                                                 "-frames:v", String(frames), "-c:v", codec, "-preset", "ultrafast", "-g", "15",
+                                                                 "-bf", "0", "-f", "mpegts", path])
+        try #require(rc == 0, "\(err)")
+        return path
+    }
+
+    /// The pictures ffmpeg decodes from the transport stream: the reference.
+    static func expected(_ ts: String) throws -> [Fixtures.FrameHash] {
+        let (rc, out, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-i", ts, "-map", "0:v", "-autoscale", "0", "-f", "framemd5", "-"])
+        try #require(rc == 0, "\(err)")
+        return Fixtures.parseFrameMD5(out)
+    }
+
+    @Test(arguments: ["libx264", "libx265"])
+    func aTransportStreamFilePlaysBitExact(codec: String) throws {
+        let ts = try Self.transportStream(codec: codec)
+        let r = try Harness.decodeFile(ts)
+        #expect(r.hashes == (try Self.expected(ts)))
+        #expect(r.summary.tsPackets > 0 && r.summary.tsContinuityErrors == 0)
+    }
+
+    /// ffmpeg's MPEG-TS muxer over UDP (7 packets of 188 bytes per datagram), in real time.
+    @Test func transportStreamOverUDPPlaysBitExact() throws {
+        let ts = try Self.transportStream()
+        let expected = try Self.expected(ts)
+        let udp = try UDPSource(host: "127.0.0.1", port: 0)
+        let port = udp.boundPort
+        var o = Harness.liveOptions(frames: expected.count, idleFlushMicros: 1_000)
+        o.timeoutSeconds = 5
+        let h = Harness(source: udp, options: o)
+        h.start()
+        let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-re", "-i", ts, "-c", "copy",
+                                                                 "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"])
+        #expect(rc == 0, "\(err)")
+        let r = h.finish()
+        #expect(r.hashes == expected)
+        #expect(Set(r.timings.map(\.completion)).isSubset(of: [.idleGap, .nextAccessUnit, .pesLength, .endOfStream]))
+    }
+
+    /// A lost TS packet inside a picture: counted as a continuity error, the picture and the
+    /// ones predicted from it flagged damaged, clean again at the next IDR.
+    @Test func aLostPacketIsCountedAndCleanAgainAtTheNextIDR() throws {
+        let ts = try Self.transportStream()
+        var bytes = try Fixtures.bytes(ts)
+        let expected = try Self.expected(ts)
+        // Drop one video packet (PID 256) in the middle of the stream.
+        let packets = bytes.count / 188
+        let victim = (packets / 3..<packets).first { k in
+            let p = k * 188
+            return bytes[p] == 0x47 && (Int(bytes[p + 1] & 0x1F) << 8 | Int(bytes[p + 2])) == 256 && bytes[p + 1] & 0x40 == 0
+        }!
+        bytes.removeSubrange(victim * 188..<(victim + 1) * 188)
+        let path = ts + ".lost.ts"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let r = try Harness.decodeFile(path)
+        #expect(r.summary.tsContinuityErrors == 1)
+        #expect(r.summary.damagedAccessUnits >= 1)
+        #expect(r.damaged.contains(true))
+        // Clean again from the next IDR (every 15 pictures): the last 15 pictures are right.
+        #expect(Array(r.hashes.suffix(15)) == Array(expected.suffix(15)))
+        #expect(r.damaged.suffix(15).allSatisfy { !$0 })
+    }
+
+    @Test func onlyWholeTSPacketsOrThreeSyncBytesLookLikeTS() {
+        func looks(_ b: [UInt8]) -> Bool { b.withUnsafeBytes { AutoDepacketizer.looksLikeMPEGTS($0) } }
+        var ts = [UInt8](repeating: 0xFF, count: 7 * 188)
+        for i in 0..<7 { ts[i * 188] = 0x47 }
+        #expect(looks(ts))
+        #expect(looks(Array(ts[0..<188])))
+        #expect(!looks(Array(ts[0..<300])), "one sync byte and a partial packet say nothing")
+        var annexB = ts
+        annexB[188] = 0x00
+        #expect(!looks(annexB))
+        #expect(!looks([0, 0, 0, 1, 0x67] + [UInt8](repeating: 0x47, count: 400)))
+    }
+}

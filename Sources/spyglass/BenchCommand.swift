@@ -15,7 +15,7 @@ a plot (tools/plot-latency).
   --fps N                (default 30)         --bitrate N  (default 4M)
   --slices N             (default 1)          --duration S (default 10)
   --preset NAME          x264/x265 preset (default ultrafast)
-  --transport udp|rtp|tcp (default udp: raw Annex B)        --display sdl|none (default sdl when a display exists)
+  --transport udp|rtp|tcp|mpegts (default udp: raw Annex B; mpegts over UDP)        --display sdl|none (default sdl when a display exists)
   --target-ms N          glass-to-glass target (default 100)
   --latency-log FILE     (default out/bench-latency.csv)
   --plot FILE.png        (default next to the CSV; --plot none to skip)
@@ -41,7 +41,7 @@ a plot (tools/plot-latency).
         case "--duration": duration = try a.number(arg, 0.5...3600)
         case "--transport":
             transport = try a.value(arg)
-            guard ["udp", "tcp", "rtp"].contains(transport) else { throw CLIError.usage("--transport: udp, rtp or tcp") }
+            guard ["udp", "tcp", "rtp", "mpegts"].contains(transport) else { throw CLIError.usage("--transport: udp, rtp, tcp or mpegts") }
         case "--display":
             let v = try a.value(arg)
             guard let d = PlayOptions.DisplayKind(rawValue: v) else { throw CLIError.usage("--display: sdl or none") }
@@ -87,7 +87,7 @@ a plot (tools/plot-latency).
     writeStandardError("spyglass bench: \(describe), \(String(format: "%.0f", duration)) s\n")
 
     let senderDone = StopFlag()
-    let (patternSettings, sendSeconds, useRTP, offset) = (settings, duration, transport == "rtp", senderClockOffset)
+    let (patternSettings, sendSeconds, useRTP, useTS, offset) = (settings, duration, transport == "rtp", transport == "mpegts", senderClockOffset)
     let sendThread = Thread {
         defer { senderDone.set() }
         do {
@@ -95,6 +95,7 @@ a plot (tools/plot-latency).
             let live = LiveSender(input: .pattern(patternSettings), sender: sender)
             live.durationSeconds = sendSeconds
             live.rtp = useRTP
+            live.mpegts = useTS
             live.clockOffsetMicros = offset
             try live.run()
             usleep(300_000)   // let the last frame through

@@ -20,6 +20,7 @@ precision time stamp SEI with its capture instant; a file keeps its own SEI (--s
   --duration S          stop after S seconds (default: forever for pattern, once for a file)
   --loop                repeat a file
   --stamp               add our time stamp SEI to a file's access units
+  --mpegts              wrap in MPEG-TS (ISO/IEC 13818-1; 7 x 188 bytes a UDP datagram), as broadcast and drone encoders do
   --clock-offset-ms N   stamp as if this machine's clock ran N ms ahead (negative: behind), as an
                         unsynchronized drone would
   --mtu N               largest UDP datagram payload (default 1400)
@@ -82,7 +83,7 @@ func runSend(_ argv: [String]) throws -> Int32 {
     var settings = VideoEncoder.Settings()
     var positional: [String] = []
     var duration: Double?
-    var loop = false, stamp = false, rtp = false
+    var loop = false, stamp = false, rtp = false, mpegts = false
     var clockOffsetMicros: Int64 = 0
     var mtu = 1400
     var fileFPS: Double?
@@ -99,6 +100,7 @@ func runSend(_ argv: [String]) throws -> Int32 {
         case "--stamp": stamp = true
         case "--clock-offset-ms": clockOffsetMicros = Int64(try a.number(arg, -86_400_000...86_400_000) * 1000)
         case "--rtp": rtp = true
+        case "--mpegts": mpegts = true
         case "--mtu": mtu = try a.integer(arg, 64...65_507)
         case "-h", "--help": print(sendUsage); return 0
         default:
@@ -121,6 +123,7 @@ func runSend(_ argv: [String]) throws -> Int32 {
     live.stamp = stamp
     live.clockOffsetMicros = clockOffsetMicros
     live.rtp = rtp
+    live.mpegts = mpegts
     if rtp && !sender.isDatagram { Log.error("--rtp needs a udp:// destination"); return 1 }
     live.durationSeconds = duration
     VideoDecoder.setLibraryLogging(verbose: false)   // no libx264 statistics block on exit

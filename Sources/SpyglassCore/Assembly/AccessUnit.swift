@@ -19,6 +19,8 @@ public struct AccessUnit: Sendable {
         case endOfStream = "eos"
         /// MPEG-TS: the PES reached its `PES_packet_length` (ISO/IEC 13818-1 §2.4.3.7).
         case pesLength = "pes-length"
+        /// MPEG-TS: the PES's last packet was filled with adaptation-field stuffing (§2.4.3.5).
+        case tsStuffing = "ts-stuffing"
         /// Per-NAL decoding (`--decode nal`): the picture came out after its last slice went in.
         case perNALUnit = "nal"
     }

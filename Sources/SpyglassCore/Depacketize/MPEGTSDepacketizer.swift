@@ -7,8 +7,10 @@
 /// - PAT (PID 0, §2.4.4.3) → the first program's PMT (or `program`), PMT (§2.4.4.8) → the first
 ///   H.264/H.265 elementary stream (or `pid`).
 /// - PES (§2.4.3.6): the payload of the video PID is an Annex B byte stream; a PES is one access
-///   unit. It ends at the first of: `PES_packet_length` bytes (when the muxer sets it), the next
-///   PES start (`payload_unit_start_indicator`), an idle input (live), the end of input.
+///   unit. It ends at the first of: `PES_packet_length` bytes (when the muxer sets it), a packet
+///   filled with adaptation-field stuffing (muxers stuff only a PES's last packet; a sender that
+///   shows otherwise loses this rule), the next PES start (`payload_unit_start_indicator`), an
+///   idle input (live), the end of input.
 /// - `continuity_counter` gaps on the video PID (§2.4.3.3) mark the access unit damaged and are
 ///   counted as TS loss; a repeated counter (a duplicate packet) is dropped.
 public struct MPEGTSDepacketizer: Depacketizer {
@@ -28,6 +30,9 @@ public struct MPEGTSDepacketizer: Depacketizer {
     private var lastDataMicros: UInt64 = 0
     private var counters: [Metric: Int] = [:]
     private var saidStreams = false
+    /// Whether a stuffed packet ends the PES (until this sender shows it stuffs inside one).
+    private var trustsStuffing = true
+    private var lastEndedByStuffing = false
 
     /// - Parameters:
     ///   - maxUnitBytes: cap on one NAL unit, bytes.
@@ -101,8 +106,10 @@ public struct MPEGTSDepacketizer: Depacketizer {
             return
         }
         var off = s + 4
+        var stuffed = false
         if afc & 0x2 != 0 {
             // adaptation_field_length, then the field (§2.4.3.4).
+            stuffed = Self.hasStuffing(p[off...])
             off += 1 + Int(p[off])
             guard off <= p.endIndex else { counters[.tsPacketsDropped, default: 0] += 1; return }
         }
@@ -112,7 +119,10 @@ public struct MPEGTSDepacketizer: Depacketizer {
         switch pid {
         case 0: if pusi { readPAT(payload) }
         case pmtPID: if pusi { readPMT(payload, emit: emit) }
-        case videoPID: pes(payload, start: pusi, arrivalMicros: arrivalMicros, emit: emit)
+        case videoPID:
+            pes(payload, start: pusi, arrivalMicros: arrivalMicros, emit: emit)
+            // A muxer fills the last packet of an unbounded PES with stuffing: the PES ends here.
+            if stuffed && trustsStuffing && inPES { endPES(.tsStuffing, atMicros: arrivalMicros, emit: emit) }
         default: break
         }
     }
@@ -197,7 +207,17 @@ public struct MPEGTSDepacketizer: Depacketizer {
             data = data[(s + 9 + headerLength)...]
             inPES = true
         }
-        guard inPES else { return }   // joined in the middle of a PES: wait for the next start
+        guard inPES else {
+            if lastEndedByStuffing && trustsStuffing {
+                // More of a PES that stuffing had ended: this muxer stuffs inside a PES. End PESs
+                // by the next start (or idle) from now on; the picture went on without this tail.
+                trustsStuffing = false
+                counters[.tsPacketsDropped, default: 0] += 1
+                emit(.note("MPEG-TS: this sender stuffs packets inside a PES; access units now end at the next PES start or an idle gap"))
+                emit(.damage(lostPackets: 1))
+            }
+            return   // joined in the middle of a PES: wait for the next start
+        }
         if let left = pesBytesLeft { data = data.prefix(max(0, left)); pesBytesLeft = left - data.count }
         data.withUnsafeBytes { raw in
             scanner.push(raw, arrivalMicros: arrivalMicros) { emit(.unit($0)) }
@@ -205,7 +225,31 @@ public struct MPEGTSDepacketizer: Depacketizer {
         if let left = pesBytesLeft, left <= 0 { endPES(.pesLength, atMicros: arrivalMicros, emit: emit) }
     }
 
+    /// True when an adaptation field holds stuffing bytes beyond the fields its flags announce
+    /// (§2.4.3.4/2.4.3.5): `field` starts at `adaptation_field_length`.
+    static func hasStuffing(_ field: ArraySlice<UInt8>) -> Bool {
+        guard let length = field.first else { return false }
+        if length == 0 { return true }   // one byte of stuffing: the length byte itself
+        let s = field.startIndex
+        guard field.count > 1 + Int(length) - 1, field.count >= 2 else { return false }
+        let flags = field[s + 1]
+        var needed = 1
+        if flags & 0x10 != 0 { needed += 6 }   // PCR
+        if flags & 0x08 != 0 { needed += 6 }   // OPCR
+        if flags & 0x04 != 0 { needed += 1 }   // splice_countdown
+        if flags & 0x02 != 0 {                  // transport_private_data
+            guard s + 1 + needed < field.endIndex else { return false }
+            needed += 1 + Int(field[s + 1 + needed])
+        }
+        if flags & 0x01 != 0 {                  // adaptation_field_extension
+            guard s + 1 + needed < field.endIndex else { return false }
+            needed += 1 + Int(field[s + 1 + needed])
+        }
+        return Int(length) > needed
+    }
+
     private mutating func endPES(_ rule: AccessUnit.Completion, atMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
+        lastEndedByStuffing = rule == .tsStuffing
         scanner.flush(atMicros: atMicros, reason: .endOfStream) { emit(.unit($0)) }
         emit(.accessUnitEnd(rule, atMicros: atMicros))
         inPES = false

@@ -42,6 +42,9 @@ public final class LiveSender: @unchecked Sendable {
         framesEncoded > 0 ? encodeMillisTotal / Double(framesEncoded) : 0
     }
     /// Packetize as RTP (RFC 6184 / RFC 7798) instead of raw Annex B (UDP only).
+    /// Wrap access units in MPEG-TS (``MPEGTSMuxer``): 7 packets a datagram over UDP.
+    public var mpegts = false
+    private var muxer: MPEGTSMuxer?
     public var rtp = false
     private var packetizer: RTPPacketizer?
 
@@ -126,6 +129,18 @@ public final class LiveSender: @unchecked Sendable {
     }
 
     private func transmit(_ annexB: [UInt8], codec: VideoCodec, captureMicros: UInt64) {
+        if mpegts {
+            if muxer == nil { muxer = MPEGTSMuxer(codec: codec) }
+            var scanner = AnnexBScanner()
+            var key = false
+            scanner.push(annexB, arrivalMicros: 0) { key = key || NALUnitHeader(codec: codec, bytes: $0.bytes)?.isRandomAccessPoint == true }
+            scanner.flush(atMicros: 0, reason: .endOfStream) { key = key || NALUnitHeader(codec: codec, bytes: $0.bytes)?.isRandomAccessPoint == true }
+            let ts = muxer!.mux(annexB, pts90kHz: captureMicros * 9 / 100, keyframe: key, nowMicros: MonotonicClock.nowMicros())
+            guard sender.isDatagram else { sender.send(ts); return }
+            // 7 packets (1316 bytes) a datagram, as encoders send TS over UDP.
+            sender.sendDatagrams(stride(from: 0, to: ts.count, by: 1316).map { Array(ts[$0..<min($0 + 1316, ts.count)]) })
+            return
+        }
         guard rtp && sender.isDatagram else { sender.send(annexB); return }
         if packetizer == nil {
             packetizer = RTPPacketizer(codec: codec, ssrc: UInt32.random(in: 1...UInt32.max),

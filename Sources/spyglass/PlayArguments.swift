@@ -10,7 +10,7 @@ enum PlayArguments {
                         "--join-timeout-ms", "--decode", "--sdp", "--idle-flush-ms", "--threads", "--framemd5",
                         "--summary", "--record", "--record-split-mb", "--record-split-min", "--latency-log",
                         "--snapshot", "--vsync", "--clock", "--window-pos", "--window-size", "--quiet",
-                        "--verbose", "--max-au-mb", "--max-size", "--help", "--clock-offset-ms", "--clock-offset"]
+                        "--verbose", "--max-au-mb", "--max-size", "--help", "--clock-offset-ms", "--clock-offset", "--rtsp-transport"]
 
     /// Parses `play`'s arguments.
     /// - Returns: the sources, in order (feed 1, 2, …), and the options.
@@ -82,6 +82,10 @@ enum PlayArguments {
             let v = try a.value(arg)
             guard let prefix = AddressPrefix(v) else { throw CLIError.usage("--allow-from: '\(v)' (use ADDR or ADDR/PREFIX)") }
             r.allowFrom.append(prefix)
+        case "--rtsp-transport":
+            let v = try a.value(arg)
+            guard let t = RTSPTransport(rawValue: v) else { throw CLIError.usage("--rtsp-transport: '\(v)' (use auto, udp or tcp)") }
+            r.rtspTransport = t
         case "--rtp": r.transport = .rtp
         case "--raw": r.transport = .raw
         case "--reorder-ms": r.reorderWindowMicros = Int(try a.number(arg, 0...5_000) * 1000)

@@ -68,7 +68,10 @@ final class PlayFeed {
         var chain: any FrameSink = DamageFilter(showDamaged: options.showDamaged, metrics: metrics, latency: latency, next: end)
         if !taps.isEmpty { chain = FrameTee(taps: taps, next: chain) }
         if let recording { chain = ReplayTimeline(recording: recording, next: chain) }
-        pipeline = Pipeline(id: n, source: source, options: options.receiver, metrics: metrics, sink: chain, observers: observers)
+        var receiver = options.receiver
+        // An RTSP camera's SDP (payload type, codec, sprop parameter sets), unless --sdp overrides it.
+        if receiver.sdp == nil, let rtsp = source as? RTSPSource { receiver.sdp = rtsp.sessionDescription }
+        pipeline = Pipeline(id: n, source: source, options: receiver, metrics: metrics, sink: chain, observers: observers)
     }
 
     /// `--record`: a flight recorder, or nil with a one-line error when its folder is not writable

@@ -10,7 +10,7 @@ usage: spyglass play SOURCE [SOURCE …] [options]
        spyglass probe SOURCE [--json]                (spyglass probe --help)
        spyglass replay RECORDING [--speed X] [--loop] [--from S] [--to S] [play options]
 
-SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | -
+SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://[USER:PASS@]HOST[:PORT]/PATH | FILE | -
   Several SOURCEs play as one feed each, on their own threads, headless (--display none)
   for now; `{n}` in --framemd5/--latency-log/--record/--summary becomes the feed's number (1, 2, …).
   --codec auto|h264|h265   codec (default auto: detected from the NAL headers)
@@ -23,6 +23,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | FILE | 
   --stall-ms MS            no new frame for MS shows a STALLED state with the frame's age (default 500)
   --hide-damaged           hold the last clean frame instead of showing concealed ones (default: show)
   --rtp | --raw            force RTP (RFC 6184/7798) or raw Annex B on UDP (default: auto-detect)
+  --rtsp-transport auto|udp|tcp  RTP from an RTSP server: UDP, falling back to TCP after 1 s (auto), or one of them
   --sdp FILE               RTP payload type, codec and sprop parameter sets from an SDP
   --reorder-ms MS          RTP jitter buffer: wait up to MS for a missing packet (default 0: no wait)
   --join-timeout-ms MS     wait this long for an IDR/recovery point after a join (default 2000)

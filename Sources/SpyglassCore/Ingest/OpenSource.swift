@@ -20,5 +20,7 @@ public func openSource(_ url: SourceURL, options: ReceiverOptions) throws -> Byt
         return try StreamFDSource.file(path: path)
     case .stdin:
         return StreamFDSource.stdin()
+    case .rtsp(let u):
+        return try RTSPSource(url: u, transport: options.rtspTransport)
     }
 }

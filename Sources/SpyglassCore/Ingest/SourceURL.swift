@@ -6,6 +6,7 @@
 /// | `udp://GROUP:PORT[?iface=NAME\|ADDR]` | join a multicast group (224.0.0.0/4, ff00::/8) |
 /// | `tcp://HOST:PORT` | connect to a sender |
 /// | `tcp://[ADDR]:PORT?listen` | accept a sender that connects to us |
+/// | `rtsp://[USER:PASS@]HOST[:PORT]/PATH[?QUERY]` | an RTSP camera or server (RFC 2326) |
 /// | a path | read the file |
 /// | `-` | standard input |
 public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
@@ -14,6 +15,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
     case tcpListen(host: String?, port: UInt16)
     case file(path: String)
     case stdin
+    case rtsp(RTSPURL)
 
     /// Errors for a SOURCE that cannot be understood.
     public enum ParseError: Error, Equatable, CustomStringConvertible {
@@ -21,7 +23,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         case badAddress(String)
         public var description: String {
             switch self {
-            case .unknownScheme(let s): return "unknown URL scheme '\(s)' (use udp://, tcp://, a file path or -)"
+            case .unknownScheme(let s): return "unknown URL scheme '\(s)' (use udp://, tcp://, rtsp://, a file path or -)"
             case .badAddress(let s): return "bad address '\(s)' (expected HOST:PORT with PORT 1-65535)"
             }
         }
@@ -32,6 +34,8 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         if text == "-" { self = .stdin; return }
         guard let schemeEnd = text.range(of: "://") else { self = .file(path: text); return }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
+        // The camera's own URL passes through untouched (its query is the camera's).
+        if scheme == "rtsp" { self = .rtsp(try RTSPURL(parsing: text)); return }
         var rest = String(text[schemeEnd.upperBound...])
         var query = ""
         if let q = rest.firstIndex(of: "?") { query = String(rest[rest.index(after: q)...]); rest = String(rest[..<q]) }
@@ -77,7 +81,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
 
     /// True for sources that deliver in real time (sockets), as opposed to files and stdin.
     public var isLive: Bool {
-        switch self { case .udp, .tcpConnect, .tcpListen: return true; case .file, .stdin: return false }
+        switch self { case .udp, .tcpConnect, .tcpListen, .rtsp: return true; case .file, .stdin: return false }
     }
 
     public var description: String {
@@ -87,6 +91,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         case .tcpListen(let h, let p): return "tcp://\(h ?? ""):\(p)?listen"
         case .file(let path): return path
         case .stdin: return "stdin"
+        case .rtsp(let u): return u.requestURL
         }
     }
 }

@@ -56,6 +56,8 @@ public struct ReceiverOptions: Sendable {
     public var maxPictureHeight = PictureSizeCap.default.height
     /// Senders accepted (`--allow-from`); empty = everyone.
     public var allowFrom: [AddressPrefix] = []
+    /// How RTP comes from an RTSP server (`--rtsp-transport`).
+    public var rtspTransport: RTSPTransport = .auto
     /// UDP receive buffer to ask the kernel for, bytes.
     public var udpReceiveBufferBytes = 8 << 20
 

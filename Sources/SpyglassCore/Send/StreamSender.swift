@@ -73,7 +73,7 @@ public final class StreamSender {
             case .success(let s): listenFD = s
             case .failure(let f): throw SourceError.open("\(label): cannot listen: \(f.text)")
             }
-        case .file, .stdin:
+        case .file, .stdin, .rtsp:
             throw SourceError.open("\(label): send needs udp:// or tcp://")
         }
     }

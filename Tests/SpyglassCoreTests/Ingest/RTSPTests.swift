@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import SpyglassCore
+
+/// RTSP (RFC 2326) from GStreamer's RTSP server (Debian's gst-rtsp-server, started by the tests
+/// through tools/rtsp-server): every picture bit-exact with what the server's encoder wrote.
+@Suite(.serialized) struct RTSPTests {
+    static var available: Bool {
+        FileManager.default.fileExists(atPath: "/usr/lib/x86_64-linux-gnu/girepository-1.0/GstRtspServer-1.0.typelib")
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+    }
+
+    /// A server on a free port; stopped when the returned child is killed.
+    static func server(_ extra: [String], ref: String) throws -> (Fixtures.Child, UInt16) {
+        let port = try Sender.freeTCPPort()
+        let child = try Fixtures.start("/usr/bin/python3", [Fixtures.root.appendingPathComponent("tools/rtsp-server").path,
+                                                             "--port", String(port), "--frames", "45", "--ref", ref] + extra)
+        try #require(Wait.until { Fixtures.tcpPortIsListening(port) }, "the RTSP server listens within 10 s")
+        return (child, port)
+    }
+
+    static func refPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("rtsp-ref-\(getpid())-\(UUID().uuidString).es").path
+    }
+
+    /// Plays `url` until 2 s without data; returns what came out.
+    static func play(_ url: String, transport: RTSPTransport) throws -> Harness.Result {
+        var o = Harness.liveOptions(frames: 10_000)
+        o.timeoutSeconds = 2
+        o.rtspTransport = transport
+        let source = try RTSPSource(url: try RTSPURL(parsing: url), transport: transport)
+        o.sdp = source.sessionDescription
+        let h = Harness(source: source, options: o)
+        h.start()
+        return h.finish()
+    }
+
+    @Test(.enabled(if: available, "gst-rtsp-server is not installed: run tools/setup (gir1.2-gst-rtsp-server-1.0, python3-gi)"),
+          arguments: [("h264", RTSPTransport.udp), ("h264", .tcp), ("h265", .udp), ("h265", .tcp), ("h264", .auto)])
+    func everyPictureEqualsTheServersOwn(codec: String, transport: RTSPTransport) throws {
+        let ref = Self.refPath()
+        let (server, port) = try Self.server(["--codec", codec], ref: ref)
+        defer { server.process.terminate() }
+        let r = try Self.play("rtsp://127.0.0.1:\(port)/test", transport: transport)
+        let expected = try Fixtures.ffmpegFrameMD5(ref)
+        try #require(expected.count > 30)
+        #expect(r.hashes == expected, "\(codec) over \(transport)")
+        #expect(r.summary.rtp && r.summary.datagramsLost == 0)
+    }
+
+    @Test(.enabled(if: available, "gst-rtsp-server is not installed: run tools/setup"), arguments: ["basic", "digest"])
+    func authenticationWithTheRightAndAWrongPassword(scheme: String) throws {
+        let ref = Self.refPath()
+        let (server, port) = try Self.server(["--user", "pilot", "--password", "s3cret", "--auth", scheme], ref: ref)
+        defer { server.process.terminate() }
+        let r = try Self.play("rtsp://pilot:s3cret@127.0.0.1:\(port)/test", transport: .tcp)
+        #expect(r.hashes == (try Fixtures.ffmpegFrameMD5(ref)), "\(scheme): the right password plays")
+        do {
+            _ = try RTSPSource(url: try RTSPURL(parsing: "rtsp://pilot:wrong@127.0.0.1:\(port)/test"), transport: .tcp)
+            Issue.record("a wrong password was accepted")
+        } catch {
+            #expect("\(error)".contains("wrong user or password for realm"), "\(error)")
+        }
+    }
+
+    @Test(.enabled(if: available, "gst-rtsp-server is not installed: run tools/setup"))
+    func anUnknownPathIsAOneLineError() throws {
+        let (server, port) = try Self.server([], ref: Self.refPath())
+        defer { server.process.terminate() }
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", "rtsp://127.0.0.1:\(port)/nothing", "--display", "none"])
+        #expect(rc == 1)
+        #expect(err.contains("DESCRIBE answered 404"), "\(err)")
+    }
+
+    @Test func urlsKeepTheCamerasQueryAndTakeOutCredentials() throws {
+        let u = try RTSPURL(parsing: "rtsp://admin:p%40ss@192.168.1.64:554/cam/realmonitor?channel=1&subtype=0")
+        #expect(u.host == "192.168.1.64" && u.port == 554 && u.user == "admin" && u.password == "p@ss")
+        #expect(u.requestURL == "rtsp://192.168.1.64:554/cam/realmonitor?channel=1&subtype=0")
+        let v = try RTSPURL(parsing: "rtsp://192.168.144.25:8554/main.264")
+        #expect(v.port == 8554 && v.requestURL == "rtsp://192.168.144.25:8554/main.264")
+    }
+}

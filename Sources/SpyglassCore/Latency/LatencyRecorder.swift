@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One frame's latency, split into stages that add up to glass-to-glass.
 ///
@@ -60,19 +61,23 @@ public struct LatencySample: Sendable {
 /// Collects per-frame timing, writes `--latency-log` (CSV or JSON Lines, by extension), and
 /// gives percentiles per stage. Thread-safe. Keeps at most `maxSamples` in memory for the
 /// statistics; the log file gets every row.
-public final class LatencyRecorder: @unchecked Sendable {
+public final class LatencyRecorder: Sendable {
     /// Stage names in table order.
     public static let stages = ["sender+network", "assembly", "decode", "queue", "render", "receiver-added", "glass-to-glass", "optical"]
 
-    private let lock = NSLock()
-    private var samples: [LatencySample] = []
+    /// The log file and the kept samples, written from the feed's thread and the window's.
+    private struct State {
+        var samples: [LatencySample] = []
+        var file: OutputFile?
+        var count = 0
+    }
+    private let state: Mutex<State>
     private let maxSamples: Int
-    private var file: OutputFile?
     private let jsonLines: Bool
     /// Wall-clock minus monotonic, µs, measured once at start.
     public let wallMinusMonotonicMicros: Int64
     /// Rows written or kept, including dropped frames.
-    public private(set) var count = 0
+    public var count: Int { state.withLock { $0.count } }
 
     /// - Parameters:
     ///   - logPath: `.csv` or `.jsonl` file to write, or nil.
@@ -84,15 +89,17 @@ public final class LatencyRecorder: @unchecked Sendable {
         let wall = MonotonicClock.wallMicros()
         wallMinusMonotonicMicros = Int64(bitPattern: wall) - Int64(bitPattern: mono)
         jsonLines = logPath?.hasSuffix(".jsonl") ?? false || logPath?.hasSuffix(".json") ?? false
+        var file: OutputFile?
         if let logPath {
             let f = try OutputFile(path: logPath)
-            file = f
             if !jsonLines {
                 f.write(("frame,au,dropped,damaged,completion,capture_wall_us,capture_us,first_byte_us,last_byte_us,complete_us,"
                     + "decode_start_us,decode_end_us,render_start_us,presented_us,"
                     + "sender_network_ms,assembly_ms,decode_ms,queue_ms,render_ms,receiver_added_ms,glass_to_glass_ms,optical_ms,capture_source\n"))
             }
+            file = f
         }
+        state = Mutex(State(file: file))
     }
 
     /// Records a frame that was presented (`dropped` false) or replaced before it could be.
@@ -105,10 +112,12 @@ public final class LatencyRecorder: @unchecked Sendable {
         if t.opticalWallMicros > 0 {
             s.opticalMonotonicMicros = UInt64(max(0, Int64(bitPattern: t.opticalWallMicros) - wallMinusMonotonicMicros))
         }
-        lock.lock(); defer { lock.unlock() }
-        if samples.count < maxSamples { samples.append(s) }
-        count += 1
-        file?.write(row(s))
+        let line = row(s)
+        state.withLock { st in
+            if st.samples.count < maxSamples { st.samples.append(s) }
+            st.count += 1
+            st.file?.write(line)
+        }
     }
 
     private func row(_ s: LatencySample) -> String {
@@ -134,7 +143,7 @@ public final class LatencyRecorder: @unchecked Sendable {
     }
 
     /// All kept samples.
-    public var allSamples: [LatencySample] { lock.lock(); defer { lock.unlock() }; return samples }
+    public var allSamples: [LatencySample] { state.withLock { $0.samples } }
 
     /// p50/p95/p99/max of one stage over presented frames, ms; nil when no frame has it.
     public func percentiles(_ stage: String) -> (p50: Double, p95: Double, p99: Double, max: Double, n: Int)? {
@@ -168,12 +177,12 @@ public final class LatencyRecorder: @unchecked Sendable {
     }
 
     /// True when writing the log failed (the first error is in ``writeError``).
-    public var writeFailed: Bool { file?.failed ?? false }
-    public var writeError: String? { file?.error }
+    public var writeFailed: Bool { state.withLock { $0.file?.failed ?? false } }
+    /// The first write error, as text.
+    public var writeError: String? { state.withLock { $0.file?.error } }
 
     /// Closes the log.
     public func close() {
-        lock.lock(); defer { lock.unlock() }
-        file?.close()
+        state.withLock { $0.file?.close() }
     }
 }

@@ -17,7 +17,9 @@ struct RTSPResponse {
 /// Authorization; responses; and, with TCP transport, the interleaved RTP/RTCP frames
 /// (`$`, channel, 16-bit length; §10.12) that share the connection.
 final class RTSPControl {
-    let fd: Int32
+    private(set) var fd: Int32
+    private let addresses: [(Int32, [UInt8])]
+    private let label: String
     private var buffer: [UInt8] = []
     private var cseq = 0
     var session: String?
@@ -33,12 +35,18 @@ final class RTSPControl {
     init(host: String, port: UInt16, user: String?, password: String?) throws {
         self.user = user
         self.password = password
-        let addresses = try SocketAddress.resolve(host: host, port: port, socketType: Socket.stream, passive: false)
+        addresses = try SocketAddress.resolve(host: host, port: port, socketType: Socket.stream, passive: false)
+        label = "rtsp://\(host):\(port)"
+        fd = try Self.connect(addresses, label)
+    }
+
+    private static func connect(_ addresses: [(Int32, [UInt8])], _ label: String) throws -> Int32 {
         switch Socket.connect(addresses) {
-        case .success(let s): fd = s
-        case .failure(let f): throw SourceError.open("rtsp://\(host):\(port): cannot connect: \(f.text)")
+        case .success(let s):
+            Socket.setOption(s, Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1))
+            return s
+        case .failure(let f): throw SourceError.open("\(label): cannot connect: \(f.text)")
         }
-        Socket.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, Int32(1))
     }
 
     deinit { Glibc.close(fd) }
@@ -56,6 +64,13 @@ final class RTSPControl {
                 throw SourceError.open("\(url): the server asks for a user and password (realm \"\(a.realm)\"): give them as rtsp://USER:PASS@…")
             }
             auth = a
+            // Some servers close the connection after a 401 (as HTTP servers may): ask again on a
+            // new one. No session exists before SETUP, so nothing is lost.
+            if session == nil {
+                Glibc.close(fd)
+                buffer.removeAll()
+                fd = try Self.connect(addresses, label)
+            }
             r = try send(method, url, headers)
             if r.status == 401 {
                 throw SourceError.open("\(url): wrong user or password for realm \"\(a.realm)\" (401 Unauthorized)")

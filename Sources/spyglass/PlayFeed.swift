@@ -121,7 +121,7 @@ final class PlayFeed {
             status = 1
         }
         if let error = pipeline.error { Log.error(error); return 1 }
-        if summary.framesDecoded == 0 && !url.isLive {
+        if summary.framesDecoded == 0 && !url.deliversInRealTime {
             Log.error(Self.nothingDecoded(summary))
             return 1
         }

@@ -82,7 +82,7 @@ import Glibc
         settings.stallMillis = options.stallMillis
         settings.clock = options.clock
         settings.fitToVideo = options.windowSize == nil
-        settings.live = feed.url.isLive
+        settings.live = feed.url.deliversInRealTime
         let window = FeedWindow(display: display, pipeline: feed.pipeline, slot: feed.slot!, latency: feed.latency,
                                 recording: feed.recording, settings: settings)
         window.onTick = onTick

@@ -71,7 +71,7 @@ func runProbe(_ argv: [String]) throws -> Int32 {
         Log.error(text.hasPrefix(args.sourceText) ? text : "\(args.sourceText): \(text)")
         return 1
     }
-    if url.isLive { args.options.timeoutSeconds = args.duration }
+    if url.deliversInRealTime { args.options.timeoutSeconds = args.duration }
     let label = source.label
     let pcapSpan = (source as? PcapSource).flatMap { pcap -> Double? in
         guard let a = pcap.schedule.first?.time, let b = pcap.schedule.last?.time, b > a else { return nil }
@@ -82,7 +82,7 @@ func runProbe(_ argv: [String]) throws -> Int32 {
     let metrics = MetricsRegistry()
     let pipeline = Pipeline(id: 1, source: source, options: args.options, metrics: metrics,
                             sink: HeadlessSink(metrics: metrics, latency: nil), observers: gathered.observers())
-    if url.isLive {
+    if url.deliversInRealTime {
         DispatchQueue.global().asyncAfter(deadline: .now() + args.duration) { pipeline.stop() }
         FileHandle.standardError.write(Data("spyglass probe: reading \(label) for \(args.duration) s…\n".utf8))
     }
@@ -90,7 +90,7 @@ func runProbe(_ argv: [String]) throws -> Int32 {
     if let error = pipeline.error { Log.error(error); return 1 }
     let state = gathered.state.withLock { $0 }
     var probe = state.probe
-    probe.finish(summary: pipeline.summary, live: url.isLive || packetCapture, datagramSizes: state.sizes,
+    probe.finish(summary: pipeline.summary, live: url.deliversInRealTime || packetCapture, datagramSizes: state.sizes,
                  parameterSets: state.parameterSets, captureSpanSeconds: pcapSpan)
     if args.json {
         let enc = JSONEncoder()

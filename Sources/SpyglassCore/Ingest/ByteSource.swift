@@ -51,8 +51,9 @@ public enum SourceError: Error, CustomStringConvertible, Equatable {
 public protocol ByteSource: AnyObject {
     /// The source as the user named it, for logs and the window title.
     var label: String { get }
-    /// True when data arrives in real time (sockets): no pacing, idle gaps end access units.
-    var isLive: Bool { get }
+    /// True when data arrives in real time (sockets, a replay, a capture played as recorded):
+    /// never paced, and idle gaps end access units. False for files and stdin, which are paced.
+    var deliversInRealTime: Bool { get }
     /// Counters so far.
     var counters: SourceCounters { get }
     /// Waits up to `timeoutMicros` for input and reads what is there into `buffer`.

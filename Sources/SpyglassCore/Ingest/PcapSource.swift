@@ -31,7 +31,7 @@ public final class PcapSource: ByteSource {
     }
 
     public let label: String
-    public let isLive = true
+    public let deliversInRealTime = true
     public var deliversDatagrams: Bool { true }
     public private(set) var counters = SourceCounters()
     public private(set) var counts = Counts()

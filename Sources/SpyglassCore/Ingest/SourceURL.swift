@@ -80,7 +80,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// True for sources that deliver in real time (sockets), as opposed to files and stdin.
-    public var isLive: Bool {
+    public var deliversInRealTime: Bool {
         switch self { case .udp, .tcpConnect, .tcpListen, .rtsp: return true; case .file, .stdin: return false }
     }
 

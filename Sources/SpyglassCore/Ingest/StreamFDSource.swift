@@ -6,7 +6,7 @@ import Glibc
 /// Reads of any size are fine; the Annex B scanner does not care where reads cut.
 public final class StreamFDSource: ByteSource {
     public let label: String
-    public let isLive: Bool
+    public let deliversInRealTime: Bool
     public private(set) var counters = SourceCounters()
     private var fd: Int32
     private let ownsFD: Bool
@@ -18,12 +18,12 @@ public final class StreamFDSource: ByteSource {
     /// - Parameters:
     ///   - fd: readable descriptor.
     ///   - label: name for logs.
-    ///   - isLive: true for sockets (and live pipes).
+    ///   - deliversInRealTime: true for sockets (and live pipes).
     ///   - ownsFD: close it in ``close()``.
-    public init(fd: Int32, label: String, isLive: Bool, ownsFD: Bool = true) {
+    public init(fd: Int32, label: String, deliversInRealTime: Bool, ownsFD: Bool = true) {
         self.fd = fd
         self.label = label
-        self.isLive = isLive
+        self.deliversInRealTime = deliversInRealTime
         self.ownsFD = ownsFD
     }
 
@@ -37,14 +37,14 @@ public final class StreamFDSource: ByteSource {
             Glibc.close(fd)
             throw SourceError.open("\(path): is a directory")
         }
-        let source = StreamFDSource(fd: fd, label: path, isLive: false)
+        let source = StreamFDSource(fd: fd, label: path, deliversInRealTime: false)
         source.isFIFO = (st.st_mode & S_IFMT) == S_IFIFO
         return source
     }
 
     /// Standard input.
     public static func stdin() -> StreamFDSource {
-        StreamFDSource(fd: 0, label: "stdin", isLive: false, ownsFD: false)
+        StreamFDSource(fd: 0, label: "stdin", deliversInRealTime: false, ownsFD: false)
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {

@@ -14,7 +14,7 @@ public final class TCPSource: ByteSource {
     /// The source as a URL: `tcp://HOST:PORT` or `tcp://[ADDR]:PORT?listen`.
     public let label: String
     /// Always true: the stream arrives in real time.
-    public let isLive = true
+    public let deliversInRealTime = true
     /// Reads and bytes over all connections so far, connections made or accepted, and senders
     /// refused by `--allow-from`.
     public var counters: SourceCounters {
@@ -68,7 +68,7 @@ public final class TCPSource: ByteSource {
         switch Socket.connect(addrs) {
         case .success(let s):
             Self.tune(s)
-            stream = StreamFDSource(fd: s, label: label, isLive: true)
+            stream = StreamFDSource(fd: s, label: label, deliversInRealTime: true)
             connections += 1
             peer = "\(host):\(port)"
             backoffMicros = 100_000
@@ -127,7 +127,7 @@ public final class TCPSource: ByteSource {
         }
         Self.tune(s)
         peer = withUnsafePointer(to: &ss) { SocketAddress.describe(UnsafeRawPointer($0), length: sl) }
-        stream = StreamFDSource(fd: s, label: label, isLive: true)
+        stream = StreamFDSource(fd: s, label: label, deliversInRealTime: true)
         connections += 1
         return connections > 1 ? .connected : .timeout
     }

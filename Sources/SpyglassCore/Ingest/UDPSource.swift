@@ -12,7 +12,7 @@ public final class UDPSource: ByteSource {
     /// The source as a URL, `udp://[ADDR]:PORT[?iface=…]`; with port 0 asked for, the port bound.
     public private(set) var label: String
     /// Always true: datagrams arrive in real time.
-    public let isLive = true
+    public let deliversInRealTime = true
     /// Always true: each read is one datagram (so RTP can be detected, RFC 3550 §5.1).
     public var deliversDatagrams: Bool { true }
     /// Datagrams, bytes, empty, cut (MSG_TRUNC) and refused (`--allow-from`) datagrams so far.

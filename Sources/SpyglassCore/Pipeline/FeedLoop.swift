@@ -53,9 +53,9 @@ final class FeedLoop {
         self.metrics = metrics
         self.stop = stop
         self.status = status
-        let paced = !source.isLive && !options.untimed
+        let paced = !source.deliversInRealTime && !options.untimed
         // A pipe is fed live by another program: its idle gaps end pictures too. A file's never do.
-        let idle = source.isLive || Self.isPipe(source) ? options.idleFlushMicros : 0
+        let idle = source.deliversInRealTime || Self.isPipe(source) ? options.idleFlushMicros : 0
         depacketizer = AutoDepacketizer(options: options, datagrams: source.deliversDatagrams, idleFlushMicros: idle)
         stage = AccessUnitStage(options: options)
         gate = DecodeGate(joinTimeoutMicros: options.joinTimeoutMicros, pacing: paced ? .paced(fps: options.fps) : .live)
@@ -289,7 +289,7 @@ final class FeedLoop {
 
     private func open(_ codec: VideoCodec, detected: Bool) {
         Log.info("codec: \(codec.displayName)\(detected ? " (detected from NAL headers)" : "")")
-        let paced = !source.isLive && !options.untimed
+        let paced = !source.deliversInRealTime && !options.untimed
         perNAL = options.decodeMode == .nal && codec == .h264 && !paced
         do {
             let d = try decoderFactory(codec, options.decoderThreads, perNAL)

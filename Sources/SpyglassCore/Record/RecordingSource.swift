@@ -12,7 +12,7 @@ import Synchronization
 /// all its changing state sits in one `Mutex`, and no read sleeps while holding it.
 public final class RecordingSource: ByteSource, Sendable {
     public let label: String
-    public let isLive = true
+    public let deliversInRealTime = true
     public let index: RecordingIndex
     private let fd: Int32
     private let closed = Atomic<Bool>(false)

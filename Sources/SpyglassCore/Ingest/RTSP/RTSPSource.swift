@@ -20,7 +20,7 @@ public enum RTSPTransport: String, Sendable {
 /// redirects; a server that goes away is reconnected with backoff.
 public final class RTSPSource: ByteSource {
     public let label: String
-    public let isLive = true
+    public let deliversInRealTime = true
     public var deliversDatagrams: Bool { true }
     public private(set) var counters = SourceCounters()
     /// The video track's SDP (codec, payload type, parameter sets) from DESCRIBE.

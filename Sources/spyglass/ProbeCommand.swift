@@ -78,6 +78,15 @@ func runProbe(_ argv: [String]) throws -> Int32 {
         return Double(b - a) / 1e6
     }
     let packetCapture = source is PcapSource
+    var sdpLines: [String] = []
+    if let rtsp = source as? RTSPSource {
+        let d = rtsp.sessionDescription
+        sdpLines.append("sdp video".padding(toLength: 22, withPad: " ", startingAt: 0)
+                        + "\(d.codec?.displayName ?? "?"), payload type \(d.payloadType.map(String.init) ?? "?"), \(d.parameterSets.count) parameter sets in sprop-*")
+        sdpLines.append("sdp other tracks".padding(toLength: 22, withPad: " ", startingAt: 0)
+                        + (rtsp.otherTracks.isEmpty ? "none" : rtsp.otherTracks.joined(separator: ", ") + " (not played)"))
+        args.options.sdp = d
+    }
     let gathered = ProbeState()
     let metrics = MetricsRegistry()
     let pipeline = Pipeline(id: 1, source: source, options: args.options, metrics: metrics,
@@ -98,6 +107,7 @@ func runProbe(_ argv: [String]) throws -> Int32 {
         print(String(decoding: try enc.encode(probe.report), as: UTF8.self))
     } else {
         print("\(label)")
+        for line in sdpLines { print(line) }
         print(probe.text)
     }
     return probe.report.accessUnits > 0 ? 0 : 1

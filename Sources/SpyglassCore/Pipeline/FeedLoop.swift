@@ -164,6 +164,10 @@ final class FeedLoop {
             case .parameterSetChange(let line):
                 Log.info(line)
                 metrics.noteParameterSetChange(line)
+            case .codecMismatch(let named, let by, let stream, let following):
+                metrics.add(.codecMismatches)
+                Log.info("warning: \(by) says \(named.displayName) but the stream is \(stream.displayName) (its parameter sets): "
+                         + (following ? "following the stream" : "decoding as \(named.displayName) as told (without --codec the stream is followed)"))
             }
         }
         stageEvents.removeAll(keepingCapacity: true)
@@ -293,7 +297,7 @@ final class FeedLoop {
         perNAL = options.decodeMode == .nal && codec == .h264 && !paced
         do {
             let d = try decoderFactory(codec, options.decoderThreads, perNAL)
-            if let sets = options.sdp?.parameterSets, !sets.isEmpty { d.prime(with: sets) }
+            if let sets = options.sdp?.parameterSets(for: codec), !sets.isEmpty { d.prime(with: sets) }
             replaceDecoder(with: d)
         } catch {
             Log.error("\(error)")

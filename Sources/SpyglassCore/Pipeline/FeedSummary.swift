@@ -79,6 +79,9 @@ public struct FeedSummary: Codable, Sendable {
     public var malformedPayloads = 0
     /// Sender restarts followed (new SSRC, sequence reset, a new TCP sender).
     public var resets = 0
+    /// Times the codec an SDP or `--codec` named was not the stream's (at most once per run:
+    /// the first parameter set of the other codec).
+    public var codecMismatches = 0
     /// TCP senders that went away.
     public var disconnects = 0
     /// Datagrams or connections refused by `--allow-from`.
@@ -127,7 +130,7 @@ public struct FeedSummary: Codable, Sendable {
         skippedBeforeRandomAccess = m[.skippedBeforeJoin]
         framesDecoded = m[.framesDecoded]; decodeErrors = m[.decodeErrors]; concealedFrames = m[.concealedFrames]
         framesDisplayed = m[.framesShown]; framesDropped = m[.framesDropped]
-        resets = m[.resets]; disconnects = m[.disconnects]
+        resets = m[.resets]; disconnects = m[.disconnects]; codecMismatches = m[.codecMismatches]
         decodeMillisP50 = m.stages[.decode]?.quantileMicros(0.5).map { $0 / 1000 }
         self.durationSeconds = durationSeconds
     }
@@ -147,6 +150,7 @@ public struct FeedSummary: Codable, Sendable {
         if damagedNALUnits > 0 { extra.append("\(damagedNALUnits) NAL units damaged by lost fragments") }
         if malformedPayloads > 0 { extra.append("\(malformedPayloads) malformed or unsupported RTP payloads") }
         if resets > 0 { extra.append("\(resets) resets") }
+        if codecMismatches > 0 { extra.append("the named codec was not the stream's") }
         if disconnects > 0 { extra.append("\(disconnects) disconnects") }
         if disallowed > 0 { extra.append("\(disallowed) from disallowed senders") }
         if skippedBeforeRandomAccess > 0 { extra.append("\(skippedBeforeRandomAccess) skipped before a random access point") }

@@ -27,6 +27,8 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     case framesShown = "frames_shown", framesDropped = "frames_dropped"
     // Feed life.
     case resets, disconnects, codecChanges = "codec_changes"
+    /// The codec an SDP or `--codec` named was not the stream's (its parameter sets said the other).
+    case codecMismatches = "codec_mismatches"
 }
 
 /// Stages whose time each frame spends is kept as a histogram (per pipeline).

@@ -1,5 +1,11 @@
 /// RTP over UDP to NAL units: the generic RTP part (``SequenceTracker``, ``ReorderBuffer``),
 /// then the codec's payload rules (``H264Depacketizer``, ``H265Depacketizer``).
+///
+/// The codec it is given (an SDP's `a=rtpmap`, or `--codec`) is where the payload rules start,
+/// not a promise: a payload whose first unit is a parameter set of the other codec
+/// (``RTPCodecDetector/decisiveParameterSet(_:)``) switches them, since the RFC 6184 and RFC 7798
+/// aggregation and fragmentation layouts differ and the wrong ones give no picture at all. What
+/// the decoder is told stays with ``AccessUnitStage``, where `--codec` is authoritative.
 public struct RTPReceiver {
     /// What came out of one datagram.
     public enum Event {
@@ -20,8 +26,12 @@ public struct RTPReceiver {
         public var otherPayloadType = 0
         public var sequence = SequenceTracker.Counters()
         public var payload = DepacketizerCounters()
+        /// Times a parameter set of the other codec switched the payload rules (a wrong SDP,
+        /// or a sender that changed codec).
+        public var codecSwitches = 0
     }
 
+    /// The codec whose payload rules are in use (nil until detected).
     public private(set) var codec: VideoCodec?
     /// Payload type to accept (nil: the first dynamic one seen).
     public private(set) var payloadType: UInt8?
@@ -39,7 +49,8 @@ public struct RTPReceiver {
     private var lastHadMarker = true
 
     /// - Parameters:
-    ///   - codec: known codec (from `--codec` or an SDP), or nil to detect it.
+    ///   - codec: the codec to start with (from `--codec` or an SDP), or nil to detect it. A
+    ///     parameter set of the other codec still switches the payload rules.
     ///   - payloadType: known payload type (from an SDP), or nil.
     ///   - reorderWindowMicros: jitter-buffer wait for a missing packet (0 = none).
     public init(codec: VideoCodec?, payloadType: UInt8? = nil, reorderWindowMicros: UInt64 = 0) {
@@ -137,7 +148,13 @@ public struct RTPReceiver {
         lastHadMarker = p.marker
         if redetect, let c = RTPCodecDetector.decisive(p.payload) {
             redetect = false
-            if c != codec { switchDepacketizer(to: c) }
+            if c != codec { switchDepacketizer(to: c); counts.codecSwitches += 1 }
+        }
+        // The SDP (or --codec) named the other codec, or the sender changed codec without a new
+        // SSRC: a parameter set says which payload rules the stream really follows.
+        if let c = RTPCodecDetector.decisiveParameterSet(p.payload), c != codec {
+            switchDepacketizer(to: c)
+            counts.codecSwitches += 1
         }
         guard var d = depacketizer else { return }
         d.push(p.payload, arrivalMicros: arrivalMicros, lossBefore: lossBefore) { emit(.unit($0)) }

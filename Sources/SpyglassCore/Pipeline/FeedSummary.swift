@@ -71,6 +71,10 @@ public struct FeedSummary: Codable, Sendable {
     public var datagramsLost = 0
     public var datagramsReordered = 0
     public var datagramsDuplicated = 0
+    /// RTP packets whose SSRC was not the one before (RFC 3550 §8.2): 1 for a sender that
+    /// restarted, many for two senders (or one misbehaving) alternating on one port. Not
+    /// counted as reordered, lost or duplicated.
+    public var ssrcChanges = 0
     /// Datagrams that were not RTP, or another payload type, on an RTP input.
     public var notRTP = 0
     /// NAL units lost or cut by missing RTP fragments.
@@ -120,7 +124,7 @@ public struct FeedSummary: Codable, Sendable {
         junkBytes = m[.junkBytes]; zeroLengthNALUnits = m[.zeroLengthNALUnits]; oversizeNALUnits = m[.oversizeNALUnits]
         idleFlushes = m[.idleFlushes]; prematureIdleFlushes = m[.cutNALUnits]; picturesSplit = m[.picturesSplit]
         rtpPackets = m[.rtpPackets]; notRTP = m[.notRTP]; datagramsLost = m[.packetsLost]
-        datagramsReordered = m[.packetsReordered]; datagramsDuplicated = m[.packetsDuplicated]
+        datagramsReordered = m[.packetsReordered]; datagramsDuplicated = m[.packetsDuplicated]; ssrcChanges = m[.ssrcChanges]
         damagedNALUnits = m[.damagedNALUnits]; malformedPayloads = m[.malformedPayloads]
         nalUnits = m[.nalUnits]; accessUnits = m[.accessUnits]; invalidNALUnits = m[.invalidNALUnits]
         oversizeAccessUnits = m[.oversizeAccessUnits]; unitsWithoutPicture = m[.unitsWithoutPicture]
@@ -145,7 +149,8 @@ public struct FeedSummary: Codable, Sendable {
         s += "; \(decodeErrors) decode errors"
         if let d = decodeMillisP50 { s += String(format: "; decode p50 %.2f ms", d) }
         var extra: [String] = []
-        if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated") }
+        if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated"
+                              + (ssrcChanges > 0 ? ", \(ssrcChanges) SSRC changes" : "")) }
         if notRTP > 0 { extra.append("\(notRTP) not RTP") }
         if damagedNALUnits > 0 { extra.append("\(damagedNALUnits) NAL units damaged by lost fragments") }
         if malformedPayloads > 0 { extra.append("\(malformedPayloads) malformed or unsupported RTP payloads") }

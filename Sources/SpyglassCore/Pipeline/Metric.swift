@@ -12,6 +12,8 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     // RTP depacketizer.
     case rtpPackets = "rtp_packets", notRTP = "not_rtp", packetsLost = "packets_lost"
     case packetsReordered = "packets_reordered", packetsDuplicated = "packets_duplicated"
+    /// Packets whose SSRC was not the one before: a new sender, or senders alternating on one port.
+    case ssrcChanges = "ssrc_changes"
     case damagedNALUnits = "damaged_nal_units", malformedPayloads = "malformed_payloads"
     // Access-unit assembly.
     case nalUnits = "nal_units", accessUnits = "access_units", invalidNALUnits = "invalid_nal_units"

@@ -21,10 +21,16 @@ public struct RTPReceiver {
 
     /// Counters for the summary.
     public struct Counters: Equatable, Sendable, Codable {
+        /// RTP packets of the accepted payload type.
         public var packets = 0
+        /// Datagrams that were not RTP version 2 (RFC 3550 §5.1), dropped.
         public var notRTP = 0
+        /// RTP packets of another payload type, dropped.
         public var otherPayloadType = 0
+        /// Loss, reordering, duplicates, restarts and SSRC changes (``SequenceTracker``), with the
+        /// jitter buffer's put-back packets in `reordered`.
         public var sequence = SequenceTracker.Counters()
+        /// What the payload rules counted (damaged, malformed, unsupported, oversize units).
         public var payload = DepacketizerCounters()
         /// Times a parameter set of the other codec switched the payload rules (a wrong SDP,
         /// or a sender that changed codec).
@@ -65,6 +71,7 @@ public struct RTPReceiver {
         codec == .h264 ? H264Depacketizer() : H265Depacketizer()
     }
 
+    /// Everything counted so far (monotonic, across payload-rule switches).
     public var counters: Counters {
         var c = counts
         c.sequence = tracker.counters
@@ -118,7 +125,11 @@ public struct RTPReceiver {
         if payloadType == nil, (96...127).contains(p.payloadType) { payloadType = p.payloadType }
         guard p.payloadType == payloadType else { counts.otherPayloadType += 1; return }
         counts.packets += 1
-        if let last = lastSSRC, last != p.ssrc { reorder.reset() }
+        if let last = lastSSRC, last != p.ssrc {
+            // A new SSRC has sequence numbers of its own: what the jitter buffer holds of the old
+            // one goes on first, in order (it used to be dropped uncounted), then it starts over.
+            for (q, t) in reorder.drain() { handle(q, arrivalMicros: t, emit: emit) }
+        }
         lastSSRC = p.ssrc
         for (q, t) in reorder.push(p, arrivalMicros: arrivalMicros) { handle(q, arrivalMicros: t, emit: emit) }
     }

@@ -4,6 +4,15 @@
 /// H.265 §7.4.2.4.4).
 ///
 /// A pure value: every decision comes out as an ``Event``.
+///
+/// Who names the codec, and how far it is believed:
+/// - `--codec` is authoritative: the stream is decoded as that codec even when its parameter
+///   sets are the other's (said once, as ``Event/codecMismatch(named:by:stream:following:)``).
+/// - an SDP's `a=rtpmap` (and the RTP payload rules it chose) is a hint: a parameter set of the
+///   other codec (``CodecDetector/decisive(_:)``) wins, the stage follows the stream and says so
+///   once. The SDP's `sprop-*` parameter sets are used only for the codec they belong to.
+/// - otherwise the NAL headers decide (``CodecDetector``), and a sender that switches codec is
+///   followed.
 public struct AccessUnitStage {
     /// What the stage decided or produced.
     public enum Event {
@@ -18,6 +27,10 @@ public struct AccessUnitStage {
         case pictureSplit
         /// An SPS changed under the same id (one line, for the log).
         case parameterSetChange(String)
+        /// The codec `by` named ("the SDP", "--codec") is not the stream's: a parameter set of
+        /// `stream` came. `following`: the stage decodes `stream` (an SDP is a hint), or keeps
+        /// `named` (`--codec` is authoritative). At most once per run.
+        case codecMismatch(named: VideoCodec, by: String, stream: VideoCodec, following: Bool)
     }
 
     private let forcedCodec: VideoCodec?
@@ -30,6 +43,7 @@ public struct AccessUnitStage {
     private var assembler: AccessUnitAssembler?
     private var reportedChanges = 0
     private var retired: [Metric: Int] = [:]
+    private var mismatchSaid = false
     /// Units held while the codec is unknown, at most.
     public static let maxHeldUnits = 256
 
@@ -55,6 +69,10 @@ public struct AccessUnitStage {
     ///   - codecHint: the codec the depacketizer knows (RTP), if any.
     ///   - emit: receives the events, in order.
     public mutating func push(_ unit: NALUnit, codecHint: VideoCodec?, emit: (Event) -> Void) {
+        if let forced = forcedCodec, !mismatchSaid, let other = CodecDetector.decisive(unit.bytes), other != forced {
+            mismatchSaid = true
+            emit(.codecMismatch(named: forced, by: "--codec", stream: other, following: false))
+        }
         if assembler == nil {
             guard let codec = forcedCodec ?? codecHint ?? sdp?.codec ?? detector.observe(unit.bytes) else {
                 held.append(unit)
@@ -122,11 +140,15 @@ public struct AccessUnitStage {
     private mutating func start(_ codec: VideoCodec, detected: Bool, emit: (Event) -> Void) {
         var asm = AccessUnitAssembler(codec: codec, maxAccessUnitBytes: maxAccessUnitBytes,
                                       maxPictureWidth: maxPictureWidth, maxPictureHeight: maxPictureHeight)
-        // Parameter sets from an SDP come first, as if in-band.
-        for ps in sdp?.parameterSets ?? [] { _ = asm.push(NALUnit(bytes: ps)) }
+        // Parameter sets from an SDP come first, as if in-band (only those of this codec).
+        for ps in sdp?.parameterSets(for: codec) ?? [] { _ = asm.push(NALUnit(bytes: ps)) }
         assembler = asm
         reportedChanges = 0
         emit(.codecChosen(codec, detected: detected))
+        if forcedCodec == nil, let named = sdp?.codec, named != codec, !mismatchSaid {
+            mismatchSaid = true
+            emit(.codecMismatch(named: named, by: "the SDP", stream: codec, following: true))
+        }
         let replay = held
         held.removeAll()
         for u in replay { assemble(u, emit: emit) }

@@ -64,6 +64,7 @@ public struct RTPStreamDepacketizer: Depacketizer {
         let r = rtp.counters
         return [.rtpPackets: r.packets, .notRTP: r.notRTP + r.otherPayloadType, .packetsLost: r.sequence.lost,
                 .packetsReordered: r.sequence.reordered, .packetsDuplicated: r.sequence.duplicates,
+                .ssrcChanges: r.sequence.ssrcChanges,
                 .damagedNALUnits: r.payload.damagedUnits, .oversizeNALUnits: r.payload.oversizeUnits,
                 .malformedPayloads: r.payload.malformed + r.payload.unsupported]
     }

@@ -63,10 +63,15 @@ public protocol ByteSource: AnyObject {
     func close()
     /// True when each read is one datagram (UDP): RTP can be detected and depacketized.
     var deliversDatagrams: Bool { get }
+    /// One log line saying what may be wrong when nothing at all has arrived for `silentMicros`
+    /// µs since the source opened (a multicast group joined on another interface than the
+    /// sender's), or nil when the source has nothing to say. The feed asks once.
+    func silenceDiagnosis(silentMicros: UInt64) -> String?
 }
 
 extension ByteSource {
     public var deliversDatagrams: Bool { false }
+    public func silenceDiagnosis(silentMicros: UInt64) -> String? { nil }
 }
 
 /// Waits for a descriptor to become readable, with µs precision (`ppoll`).

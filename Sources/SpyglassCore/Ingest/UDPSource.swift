@@ -23,6 +23,8 @@ public final class UDPSource: ByteSource {
     public let boundPort: UInt16
     private var fd: Int32
     private let allowFrom: [AddressPrefix]
+    /// The multicast group joined, if any, and the `?iface=` it was joined on (nil: the kernel's choice).
+    private let multicastGroup: (address: String, prefix: AddressPrefix, interface: String?)?
 
     /// Joins a multicast group (IP_ADD_MEMBERSHIP / IPV6_JOIN_GROUP).
     private static func join(_ fd: Int32, group: AddressPrefix, interface: String?, label: String) throws {
@@ -72,6 +74,7 @@ public final class UDPSource: ByteSource {
         self.label = label
         let group = host.flatMap { AddressPrefix($0) }
         let isMulticast = group?.isMulticast ?? false
+        multicastGroup = isMulticast ? (host!, group!, multicastInterface) : nil
         // A multicast receiver binds the group's port on all addresses, shared with other receivers.
         let bindHost: String? = isMulticast ? (group!.bytes.count == 4 ? "0.0.0.0" : "::") : host
         let addrs = try SocketAddress.resolve(host: bindHost, port: port, socketType: Socket.datagram, passive: true)
@@ -142,6 +145,21 @@ public final class UDPSource: ByteSource {
         counters.bytes += count
         if truncated { counters.truncatedDatagrams += 1 }
         return .data(count: count, arrivalMicros: now, truncated: truncated)
+    }
+
+    /// For a multicast group from which nothing at all has come (not even an empty or refused
+    /// datagram): the interface it was joined on and the interfaces a sender could be on, with
+    /// `?iface=NAME` as the way to another one (``MulticastDiagnosis``). Nil otherwise.
+    /// - Parameter silentMicros: how long nothing has come, µs.
+    public func silenceDiagnosis(silentMicros: UInt64) -> String? {
+        guard let g = multicastGroup else { return nil }
+        let c = counters
+        guard c.datagrams + c.emptyDatagrams + c.disallowed + c.truncatedDatagrams == 0 else { return nil }
+        return MulticastDiagnosis.line(label: label, group: g.address, port: boundPort, asked: g.interface,
+                                       joinedOn: MulticastDiagnosis.joinedInterfaces(group: g.prefix.bytes),
+                                       chosenByRoute: g.prefix.bytes.count == 4 ? MulticastDiagnosis.routeInterface(group: g.prefix.bytes) : nil,
+                                       interfaces: MulticastDiagnosis.candidateInterfaces(),
+                                       silentSeconds: Double(silentMicros) / 1e6)
     }
 
     /// Closes the socket (leaving a joined multicast group). Safe to call twice.

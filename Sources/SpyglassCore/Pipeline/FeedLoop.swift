@@ -29,6 +29,12 @@ final class FeedLoop {
     private var refused: String?
     private var live = false
     private var lastDataMicros = MonotonicClock.nowMicros()
+    /// When the loop started reading, µs; and whether the source was asked why nothing came.
+    private var runStartMicros: UInt64 = 0
+    private var silenceDiagnosed = false
+    /// No datagram at all this long after the start: ask the source why (a multicast group
+    /// joined on the wrong interface), once per feed, µs.
+    static let silenceDiagnosisMicros: UInt64 = 3_000_000
     private var events: [DepacketizerEvent] = []
     /// Access units since the last IDR/IRAP, for repairing a unit found cut after its picture.
     private var repairBuffer = RepairBuffer()
@@ -66,6 +72,7 @@ final class FeedLoop {
     func run() throws {
         var buffer = [UInt8](repeating: 0, count: UDPSource.maxDatagramBytes + 1)
         var lastPublishMicros: UInt64 = 0
+        runStartMicros = MonotonicClock.nowMicros()
         defer {
             publish()
             observers.end?(stage.parameterSets)
@@ -81,8 +88,13 @@ final class FeedLoop {
                 break
             case .timeout:
                 depacketizer.tick(nowMicros: now) { events.append($0) }
-                if let t = options.timeoutSeconds, Double(now - lastDataMicros) / 1e6 >= t {
-                    Log.info("no data for \(t) s: stopping")
+                let stopping = options.timeoutSeconds.map { Double(now - lastDataMicros) / 1e6 >= $0 } ?? false
+                if !sawData && !silenceDiagnosed && (stopping || now >= runStartMicros + Self.silenceDiagnosisMicros) {
+                    silenceDiagnosed = true
+                    if let line = source.silenceDiagnosis(silentMicros: now - runStartMicros) { Log.info(line) }
+                }
+                if stopping {
+                    Log.info("no data for \(options.timeoutSeconds!) s: stopping")
                     break loop
                 }
             case .end:
@@ -164,6 +176,10 @@ final class FeedLoop {
             case .parameterSetChange(let line):
                 Log.info(line)
                 metrics.noteParameterSetChange(line)
+            case .codecMismatch(let named, let by, let stream, let following):
+                metrics.add(.codecMismatches)
+                Log.info("warning: \(by) says \(named.displayName) but the stream is \(stream.displayName) (its parameter sets): "
+                         + (following ? "following the stream" : "decoding as \(named.displayName) as told (without --codec the stream is followed)"))
             }
         }
         stageEvents.removeAll(keepingCapacity: true)
@@ -293,7 +309,7 @@ final class FeedLoop {
         perNAL = options.decodeMode == .nal && codec == .h264 && !paced
         do {
             let d = try decoderFactory(codec, options.decoderThreads, perNAL)
-            if let sets = options.sdp?.parameterSets, !sets.isEmpty { d.prime(with: sets) }
+            if let sets = options.sdp?.parameterSets(for: codec), !sets.isEmpty { d.prime(with: sets) }
             replaceDecoder(with: d)
         } catch {
             Log.error("\(error)")

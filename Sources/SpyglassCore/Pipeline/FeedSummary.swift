@@ -71,6 +71,10 @@ public struct FeedSummary: Codable, Sendable {
     public var datagramsLost = 0
     public var datagramsReordered = 0
     public var datagramsDuplicated = 0
+    /// RTP packets whose SSRC was not the one before (RFC 3550 §8.2): 1 for a sender that
+    /// restarted, many for two senders (or one misbehaving) alternating on one port. Not
+    /// counted as reordered, lost or duplicated.
+    public var ssrcChanges = 0
     /// Datagrams that were not RTP, or another payload type, on an RTP input.
     public var notRTP = 0
     /// NAL units lost or cut by missing RTP fragments.
@@ -79,6 +83,9 @@ public struct FeedSummary: Codable, Sendable {
     public var malformedPayloads = 0
     /// Sender restarts followed (new SSRC, sequence reset, a new TCP sender).
     public var resets = 0
+    /// Times the codec an SDP or `--codec` named was not the stream's (at most once per run:
+    /// the first parameter set of the other codec).
+    public var codecMismatches = 0
     /// TCP senders that went away.
     public var disconnects = 0
     /// Datagrams or connections refused by `--allow-from`.
@@ -123,7 +130,7 @@ public struct FeedSummary: Codable, Sendable {
         junkBytes = m[.junkBytes]; zeroLengthNALUnits = m[.zeroLengthNALUnits]; oversizeNALUnits = m[.oversizeNALUnits]
         idleFlushes = m[.idleFlushes]; prematureIdleFlushes = m[.cutNALUnits]; picturesSplit = m[.picturesSplit]
         rtpPackets = m[.rtpPackets]; notRTP = m[.notRTP]; datagramsLost = m[.packetsLost]
-        datagramsReordered = m[.packetsReordered]; datagramsDuplicated = m[.packetsDuplicated]
+        datagramsReordered = m[.packetsReordered]; datagramsDuplicated = m[.packetsDuplicated]; ssrcChanges = m[.ssrcChanges]
         damagedNALUnits = m[.damagedNALUnits]; malformedPayloads = m[.malformedPayloads]
         nalUnits = m[.nalUnits]; accessUnits = m[.accessUnits]; invalidNALUnits = m[.invalidNALUnits]
         oversizeAccessUnits = m[.oversizeAccessUnits]; unitsWithoutPicture = m[.unitsWithoutPicture]
@@ -133,7 +140,7 @@ public struct FeedSummary: Codable, Sendable {
         skippedBeforeRandomAccess = m[.skippedBeforeJoin]
         framesDecoded = m[.framesDecoded]; decodeErrors = m[.decodeErrors]; concealedFrames = m[.concealedFrames]
         framesDisplayed = m[.framesShown]; framesDropped = m[.framesDropped]
-        resets = m[.resets]; disconnects = m[.disconnects]
+        resets = m[.resets]; disconnects = m[.disconnects]; codecMismatches = m[.codecMismatches]
         decodeMillisP50 = m.stages[.decode]?.quantileMicros(0.5).map { $0 / 1000 }
         self.durationSeconds = durationSeconds
     }
@@ -149,11 +156,13 @@ public struct FeedSummary: Codable, Sendable {
         if let d = decodeMillisP50 { s += String(format: "; decode p50 %.2f ms", d) }
         var extra: [String] = []
         if tsPackets > 0 { extra.append("MPEG-TS: \(tsPackets) packets, \(tsContinuityErrors) continuity errors" + (tsPacketsDropped > 0 ? ", \(tsPacketsDropped) dropped" : "")) }
-        if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated") }
+        if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated"
+                              + (ssrcChanges > 0 ? ", \(ssrcChanges) SSRC changes" : "")) }
         if notRTP > 0 { extra.append("\(notRTP) not RTP") }
         if damagedNALUnits > 0 { extra.append("\(damagedNALUnits) NAL units damaged by lost fragments") }
         if malformedPayloads > 0 { extra.append("\(malformedPayloads) malformed or unsupported RTP payloads") }
         if resets > 0 { extra.append("\(resets) resets") }
+        if codecMismatches > 0 { extra.append("the named codec was not the stream's") }
         if disconnects > 0 { extra.append("\(disconnects) disconnects") }
         if disallowed > 0 { extra.append("\(disallowed) from disallowed senders") }
         if skippedBeforeRandomAccess > 0 { extra.append("\(skippedBeforeRandomAccess) skipped before a random access point") }

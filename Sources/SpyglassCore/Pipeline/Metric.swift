@@ -14,6 +14,8 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     // RTP depacketizer.
     case rtpPackets = "rtp_packets", notRTP = "not_rtp", packetsLost = "packets_lost"
     case packetsReordered = "packets_reordered", packetsDuplicated = "packets_duplicated"
+    /// Packets whose SSRC was not the one before: a new sender, or senders alternating on one port.
+    case ssrcChanges = "ssrc_changes"
     case damagedNALUnits = "damaged_nal_units", malformedPayloads = "malformed_payloads"
     // Access-unit assembly.
     case nalUnits = "nal_units", accessUnits = "access_units", invalidNALUnits = "invalid_nal_units"
@@ -29,6 +31,8 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     case framesShown = "frames_shown", framesDropped = "frames_dropped"
     // Feed life.
     case resets, disconnects, codecChanges = "codec_changes"
+    /// The codec an SDP or `--codec` named was not the stream's (its parameter sets said the other).
+    case codecMismatches = "codec_mismatches"
 }
 
 /// Stages whose time each frame spends is kept as a histogram (per pipeline).

@@ -1,5 +1,11 @@
 /// RTP over UDP to NAL units: the generic RTP part (``SequenceTracker``, ``ReorderBuffer``),
 /// then the codec's payload rules (``H264Depacketizer``, ``H265Depacketizer``).
+///
+/// The codec it is given (an SDP's `a=rtpmap`, or `--codec`) is where the payload rules start,
+/// not a promise: a payload whose first unit is a parameter set of the other codec
+/// (``RTPCodecDetector/decisiveParameterSet(_:)``) switches them, since the RFC 6184 and RFC 7798
+/// aggregation and fragmentation layouts differ and the wrong ones give no picture at all. What
+/// the decoder is told stays with ``AccessUnitStage``, where `--codec` is authoritative.
 public struct RTPReceiver {
     /// What came out of one datagram.
     public enum Event {
@@ -15,13 +21,23 @@ public struct RTPReceiver {
 
     /// Counters for the summary.
     public struct Counters: Equatable, Sendable, Codable {
+        /// RTP packets of the accepted payload type.
         public var packets = 0
+        /// Datagrams that were not RTP version 2 (RFC 3550 §5.1), dropped.
         public var notRTP = 0
+        /// RTP packets of another payload type, dropped.
         public var otherPayloadType = 0
+        /// Loss, reordering, duplicates, restarts and SSRC changes (``SequenceTracker``), with the
+        /// jitter buffer's put-back packets in `reordered`.
         public var sequence = SequenceTracker.Counters()
+        /// What the payload rules counted (damaged, malformed, unsupported, oversize units).
         public var payload = DepacketizerCounters()
+        /// Times a parameter set of the other codec switched the payload rules (a wrong SDP,
+        /// or a sender that changed codec).
+        public var codecSwitches = 0
     }
 
+    /// The codec whose payload rules are in use (nil until detected).
     public private(set) var codec: VideoCodec?
     /// Payload type to accept (nil: the first dynamic one seen).
     public private(set) var payloadType: UInt8?
@@ -39,7 +55,8 @@ public struct RTPReceiver {
     private var lastHadMarker = true
 
     /// - Parameters:
-    ///   - codec: known codec (from `--codec` or an SDP), or nil to detect it.
+    ///   - codec: the codec to start with (from `--codec` or an SDP), or nil to detect it. A
+    ///     parameter set of the other codec still switches the payload rules.
     ///   - payloadType: known payload type (from an SDP), or nil.
     ///   - reorderWindowMicros: jitter-buffer wait for a missing packet (0 = none).
     public init(codec: VideoCodec?, payloadType: UInt8? = nil, reorderWindowMicros: UInt64 = 0) {
@@ -54,6 +71,7 @@ public struct RTPReceiver {
         codec == .h264 ? H264Depacketizer() : H265Depacketizer()
     }
 
+    /// Everything counted so far (monotonic, across payload-rule switches).
     public var counters: Counters {
         var c = counts
         c.sequence = tracker.counters
@@ -107,7 +125,11 @@ public struct RTPReceiver {
         if payloadType == nil, (96...127).contains(p.payloadType) { payloadType = p.payloadType }
         guard p.payloadType == payloadType else { counts.otherPayloadType += 1; return }
         counts.packets += 1
-        if let last = lastSSRC, last != p.ssrc { reorder.reset() }
+        if let last = lastSSRC, last != p.ssrc {
+            // A new SSRC has sequence numbers of its own: what the jitter buffer holds of the old
+            // one goes on first, in order (it used to be dropped uncounted), then it starts over.
+            for (q, t) in reorder.drain() { handle(q, arrivalMicros: t, emit: emit) }
+        }
         lastSSRC = p.ssrc
         for (q, t) in reorder.push(p, arrivalMicros: arrivalMicros) { handle(q, arrivalMicros: t, emit: emit) }
     }
@@ -137,7 +159,13 @@ public struct RTPReceiver {
         lastHadMarker = p.marker
         if redetect, let c = RTPCodecDetector.decisive(p.payload) {
             redetect = false
-            if c != codec { switchDepacketizer(to: c) }
+            if c != codec { switchDepacketizer(to: c); counts.codecSwitches += 1 }
+        }
+        // The SDP (or --codec) named the other codec, or the sender changed codec without a new
+        // SSRC: a parameter set says which payload rules the stream really follows.
+        if let c = RTPCodecDetector.decisiveParameterSet(p.payload), c != codec {
+            switchDepacketizer(to: c)
+            counts.codecSwitches += 1
         }
         guard var d = depacketizer else { return }
         d.push(p.payload, arrivalMicros: arrivalMicros, lossBefore: lossBefore) { emit(.unit($0)) }

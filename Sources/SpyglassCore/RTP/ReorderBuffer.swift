@@ -68,4 +68,15 @@ public struct ReorderBuffer {
 
     /// Forgets everything (sender restart).
     public mutating func reset() { held.removeAll(); next = nil }
+
+    /// Everything held, in sequence order (from the packet awaited, or from the oldest one held
+    /// when no order is set yet), with arrival times; then the buffer is empty, as after
+    /// ``reset()``. For an SSRC change: the old sender's packets go on, not into the void.
+    public mutating func drain() -> [(RTPPacket, UInt64)] {
+        guard let ref = next ?? held.values.min(by: { $0.1 < $1.1 })?.0.sequenceNumber else { return [] }
+        let order = held.keys.sorted { Int16(bitPattern: $0 &- ref) < Int16(bitPattern: $1 &- ref) }
+        let out = order.map { held[$0]! }
+        reset()
+        return out
+    }
 }

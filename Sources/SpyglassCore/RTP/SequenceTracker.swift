@@ -16,6 +16,11 @@ public struct SequenceTracker {
         public var duplicates = 0
         /// Sender restarts: a new SSRC, or a sequence jump too large for loss.
         public var resets = 0
+        /// Packets whose SSRC is not the one before (RFC 3550 §8.2): a new sender, or two senders
+        /// (or one misbehaving) alternating on one port, each change counted. Each is also a
+        /// restart; none is counted as lost, reordered or duplicated (each SSRC has its own
+        /// sequence numbers, RFC 3550 §5.1, so comparing across them means nothing).
+        public var ssrcChanges = 0
     }
 
     /// What the tracker decided about a packet.
@@ -51,6 +56,7 @@ public struct SequenceTracker {
         }
         if newSSRC != current {
             counters.resets += 1
+            counters.ssrcChanges += 1
             ssrc = newSSRC
             recent.removeAll()
             accept(seq)

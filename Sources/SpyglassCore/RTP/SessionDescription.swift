@@ -4,10 +4,31 @@ import Foundation
 /// `a=rtpmap`, and parameter sets from `a=fmtp` (`sprop-parameter-sets`, RFC 6184 §8.1;
 /// `sprop-vps`/`sprop-sps`/`sprop-pps`, RFC 7798 §7.1).
 public struct SessionDescription: Sendable, Equatable {
+    /// The video payload type (`m=video … PT`, or the `a=rtpmap` line's), 0...127.
     public var payloadType: UInt8?
+    /// The codec `a=rtpmap` names (H264; H265 or HEVC). A hint: the stream's own parameter sets
+    /// overrule it (``AccessUnitStage``, ``RTPReceiver``).
     public var codec: VideoCodec?
     /// Parameter-set NAL units (headers included), VPS first.
     public var parameterSets: [[UInt8]] = []
+
+    /// The parameter sets that belong to `codec`, judged by each unit's own header (an H.265
+    /// VPS/SPS/PPS header, ITU-T H.265 Table 7-1; an H.264 SPS/PPS, ITU-T H.264 Table 7-1), so that
+    /// an SDP naming the wrong codec cannot hand its `sprop-*` sets to the other codec's decoder.
+    public func parameterSets(for codec: VideoCodec) -> [[UInt8]] {
+        parameterSets.filter { Self.codec(ofParameterSet: $0) == codec }
+    }
+
+    /// The codec whose parameter-set header `unit` has, or nil for neither.
+    static func codec(ofParameterSet unit: [UInt8]) -> VideoCodec? {
+        guard unit.count >= 2, unit[0] & 0x80 == 0 else { return nil }
+        // H.265: types 32...34 with nuh_layer_id 0 (0x40/0x42/0x44, then 0x01...0x07). Their first
+        // byte reads as an H.264 type 0, 2 or 4, never a parameter set.
+        if [0x40, 0x42, 0x44].contains(unit[0]) && (1...7).contains(unit[1]) { return .h265 }
+        // H.264: SPS (7) or PPS (8) with nal_ref_idc ≠ 0.
+        if [7, 8].contains(unit[0] & 0x1F) && unit[0] >> 5 != 0 { return .h264 }
+        return nil
+    }
 
     /// Errors reading an SDP.
     public enum SDPError: Error, CustomStringConvertible {

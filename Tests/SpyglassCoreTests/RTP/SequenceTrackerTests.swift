@@ -61,10 +61,10 @@ import Testing
         var t = SequenceTracker()
         _ = feed(&t, [100, 101])
         #expect(t.observe(ssrc: 0xBBBB, sequenceNumber: 40_000) == .restart)
-        #expect(t.counters == SequenceTracker.Counters(resets: 1))
+        #expect(t.counters == SequenceTracker.Counters(resets: 1, ssrcChanges: 1))
         // The new sender's numbers are followed, not measured against the old one's.
         #expect(feed(&t, [40_001, 40_002], ssrc: 0xBBBB) == [.accept(gap: 0), .accept(gap: 0)])
-        #expect(t.counters == SequenceTracker.Counters(resets: 1))
+        #expect(t.counters == SequenceTracker.Counters(resets: 1, ssrcChanges: 1))
     }
 
     /// Same SSRC, sequence reset: a sender that restarted without changing its SSRC.

@@ -18,9 +18,11 @@ let package = Package(
                        providers: [.apt(["libsdl2-dev", "libsdl2-ttf-dev"])]),
         // libpcap, for packet captures (pcap and pcapng).
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
+        // libmicrohttpd, which serves /metrics (Prometheus text exposition).
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         // GNU extensions of glibc (ppoll, accept4) that Swift's Glibc module hides.
         .target(name: "CSystem"),
-        .target(name: "SpyglassCore", dependencies: ["CFFmpeg", "CSDL2", "CSystem", "CPcap"]),
+        .target(name: "SpyglassCore", dependencies: ["CFFmpeg", "CSDL2", "CSystem", "CPcap", "CMicroHTTPD"]),
         .executableTarget(name: "spyglass", dependencies: ["SpyglassCore"]),
         .testTarget(name: "SpyglassCoreTests", dependencies: ["SpyglassCore", "CFFmpeg", "CSDL2"]),
     ]

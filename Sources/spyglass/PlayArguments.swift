@@ -10,7 +10,7 @@ enum PlayArguments {
                         "--join-timeout-ms", "--decode", "--sdp", "--idle-flush-ms", "--threads", "--framemd5",
                         "--summary", "--record", "--record-split-mb", "--record-split-min", "--latency-log",
                         "--snapshot", "--vsync", "--clock", "--window-pos", "--window-size", "--quiet",
-                        "--verbose", "--max-au-mb", "--max-size", "--help", "--clock-offset-ms", "--clock-offset", "--rtsp-transport"]
+                        "--verbose", "--max-au-mb", "--max-size", "--help", "--clock-offset-ms", "--clock-offset", "--rtsp-transport", "--metrics"]
 
     /// Parses `play`'s arguments.
     /// - Returns: the sources, in order (feed 1, 2, …), and the options.
@@ -124,6 +124,11 @@ enum PlayArguments {
             let v = try a.value(arg)
             guard v == "relative" else { throw CLIError.usage("--clock-offset: '\(v)' (use relative, or --clock-offset-ms N)") }
             o.captureClock = .relative
+        case "--metrics":
+            let v = try a.value(arg)
+            let parts = v.split(separator: ":", omittingEmptySubsequences: false)
+            guard let port = UInt16(parts.last ?? ""), parts.count <= 2 else { throw CLIError.usage("--metrics: '\(v)' (use [ADDR:]PORT)") }
+            o.metrics = (parts.count == 2 && !parts[0].isEmpty ? String(parts[0]) : "0.0.0.0", port)
         case "--quiet", "-q": o.quiet = true
         case "--verbose", "-v": o.verbose = true
         default: return false

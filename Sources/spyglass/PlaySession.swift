@@ -48,6 +48,22 @@ import Glibc
             return 1
         }
         installSignalHandlers()
+        var metricsServer: MetricsServer?
+        if let m = options.metrics {
+            let pipelines = feeds.map(\.pipeline)
+            let stall = UInt64(options.stallMillis * 1000)
+            do {
+                metricsServer = try MetricsServer(address: m.address, port: m.port) {
+                    MetricsExposition.text(pipelines.map { FeedMetrics(feed: "\($0.id) \($0.label)", state: $0.state, snapshot: $0.metrics.snapshot()) },
+                                           nowMicros: MonotonicClock.nowMicros(), stallMicros: stall)
+                }
+                Log.info("metrics: http://\(m.address == "0.0.0.0" ? "localhost" : m.address):\(metricsServer!.port)/metrics")
+            } catch {
+                Log.error("\(error)")
+                return 1
+            }
+        }
+        defer { metricsServer?.stop() }
         if options.display == .sdl, let feed = feeds.first, feed.slot != nil {
             // The window opens first (75–110 ms under Xvfb): a file's first pictures must not
             // wait in the slot meanwhile and be replaced.

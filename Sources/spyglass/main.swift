@@ -46,6 +46,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
   --max-size WxH           largest picture accepted from an SPS (default \(PictureSizeCap.default))
   --clock-offset-ms N      the sender's capture stamps run N ms ahead of our clock (negative: behind)
   --clock-offset relative  measure from the fastest frame seen (sender clock not synchronized)
+  --metrics [ADDR:]PORT    Prometheus metrics at http://ADDR:PORT/metrics (per feed: counters, stage histograms, frame age, state)
   --quiet                  only errors and the summary
   --verbose                also libavcodec's own warnings
 Window keys: f fullscreen, s link statistics, q/Esc quit

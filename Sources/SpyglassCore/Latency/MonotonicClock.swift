@@ -19,6 +19,11 @@ public enum MonotonicClock {
         return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec) / 1_000
     }
 
+    /// Wall clock minus monotonic clock now, µs: adds to a monotonic stamp to give wall time.
+    public static var wallMinusMonotonicMicros: Int64 {
+        Int64(bitPattern: wallMicros()) - Int64(bitPattern: nowMicros())
+    }
+
     /// Sleeps until the monotonic time `micros` (returns at once if it has passed).
     public static func sleep(untilMicros micros: UInt64) {
         let now = nowMicros()

@@ -23,6 +23,8 @@ public final class MetricsRegistry: Sendable {
         public var transport: String?
         /// How the sender's capture stamps relate to our clock, when that is worth saying.
         public var clockStatus: String?
+        /// When the newest picture was shown, monotonic µs (nil before the first).
+        public var lastShownMicros: UInt64?
         public var parameterSetChanges: [String] = []
         /// Counter value (0 when never counted).
         public subscript(_ m: Metric) -> Int { counters[m] ?? 0 }
@@ -37,6 +39,7 @@ public final class MetricsRegistry: Sendable {
         var format: String?
         var transport: String?
         var clockStatus: String?
+        var lastShownMicros: UInt64?
         var changes: [String] = []
     }
     private let state = Mutex(State())
@@ -61,6 +64,11 @@ public final class MetricsRegistry: Sendable {
             guard let last = s.live.removeValue(forKey: group) else { return }
             for (m, v) in last { s.retired[m, default: 0] += v }
         }
+    }
+
+    /// A picture was shown at `micros` (monotonic µs): the frame-age gauge counts from it.
+    public func noteShown(atMicros micros: UInt64) {
+        state.withLock { $0.lastShownMicros = micros }
     }
 
     /// Records a stage time, µs.
@@ -114,6 +122,7 @@ public final class MetricsRegistry: Sendable {
             out.format = s.format
             out.transport = s.transport
             out.clockStatus = s.clockStatus
+            out.lastShownMicros = s.lastShownMicros
             out.parameterSetChanges = s.changes
             return out
         }

@@ -37,6 +37,8 @@ public struct PlayOptions: Sendable {
     public var latencyLogPath: String?
     /// How the sender's capture stamps are put on our clock (`--clock-offset-ms`, `--clock-offset relative`).
     public var captureClock: CaptureClock.Mode = .absolute(offsetMicros: 0)
+    /// `--metrics [ADDR:]PORT`: serve Prometheus metrics there (nil: off).
+    public var metrics: (address: String, port: UInt16)?
     /// Also libavcodec's own warnings.
     public var verbose = false
     /// Defaults: SDL window, no files written.

@@ -129,6 +129,13 @@ public enum PresentationStamps {
         if frame.isRepairNewest { return }   // its access unit was counted and logged when first shown
         metrics.add(.framesShown)
         let t = frame.timing
+        metrics.noteShown(atMicros: t.presentedMicros)
+        if t.captureWallMicros > 0 && t.captureSource != .clockOffset {
+            let presentedWall = Int64(bitPattern: t.presentedMicros) + MonotonicClock.wallMinusMonotonicMicros
+            if presentedWall > Int64(bitPattern: t.captureWallMicros) {
+                metrics.observe(.glassToGlass, micros: UInt64(presentedWall - Int64(bitPattern: t.captureWallMicros)))
+            }
+        }
         if t.lastByteMicros > 0 && t.presentedMicros >= t.lastByteMicros {
             metrics.observe(.receiverAdded, micros: t.presentedMicros - t.lastByteMicros)
         }

@@ -67,6 +67,7 @@ a plot (tools/plot-latency).
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     }
     options.receiver.codec = settings.codec
+    options.keepLatencySamples = true
     options.receiver.timeoutSeconds = duration + 5
     Log.setQuiet(true)
 

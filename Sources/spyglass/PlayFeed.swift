@@ -35,7 +35,7 @@ final class PlayFeed {
                  OutputPaths.expand(options.summaryPath, feed: n))
         let md5 = try paths.md5.map { try FrameMD5Writer(path: $0) }
         for path in [paths.summary, windowed ? options.snapshotPath : nil].compactMap({ $0 }) { try OutputFile(path: path).close() }
-        let latency = try LatencyRecorder(logPath: paths.latency)
+        let latency = try LatencyRecorder(logPath: paths.latency, maxSamples: options.keepLatencySamples ? 1_000_000 : 0)
         self.latency = latency
         recording = source as? RecordingSource
         let (flight, unwritable) = Self.flightRecorder(OutputPaths.expand(options.recordPath, feed: n), options)

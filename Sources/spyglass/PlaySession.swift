@@ -32,21 +32,29 @@ import Glibc
         if options.display == .none && options.snapshotPath != nil {
             Log.info("warning: --snapshot needs the window; it is ignored with --display none")
         }
+        var failedToOpen = false
         do {
-            try OutputPaths.check(options, feeds: urls.count)
+            try OutputPaths.check(options, urls: urls)
             let windowed = options.display == .sdl && DisplayCheck.available()
             if let openedSource, let url = urls.first {
                 feeds.append(try PlayFeed(n: 1, url: url, source: openedSource, options: options, windowed: windowed))
             } else {
                 for (i, url) in urls.enumerated() {
-                    let source = try openSource(url, options: options.receiver)
-                    feeds.append(try PlayFeed(n: i + 1, url: url, source: source, options: options, windowed: windowed))
+                    do {
+                        let source = try openSource(url, options: options.receiver)
+                        feeds.append(try PlayFeed(n: i + 1, url: url, source: source, options: options, windowed: windowed))
+                    } catch where urls.count > 1 {
+                        // One feed that cannot start does not stop the others.
+                        Log.error("feed \(i + 1): \(error)")
+                        failedToOpen = true
+                    }
                 }
             }
         } catch {
             Log.error("\(error)")
             return 1
         }
+        if feeds.isEmpty { return 1 }
         installSignalHandlers()
         var metricsServer: MetricsServer?
         if let m = options.metrics {
@@ -71,9 +79,17 @@ import Glibc
         } else {
             for f in feeds { f.pipeline.start() }
         }
-        while !feeds.allSatisfy({ $0.pipeline.join(timeoutMicros: 20_000) }) { onTick?() }
-        var status: Int32 = 0
-        for f in feeds { status = max(status, f.close(options: options)) }
+        // Each feed's summary as soon as it ends (not when the last one does).
+        var status: Int32 = failedToOpen ? 1 : 0
+        var open = feeds
+        while !open.isEmpty {
+            var still: [PlayFeed] = []
+            for f in open {
+                if f.pipeline.join(timeoutMicros: open.count == 1 ? 20_000 : 0) { status = max(status, f.close(options: options)) } else { still.append(f) }
+            }
+            open = still
+            if !open.isEmpty { if open.count > 1 { usleep(20_000) }; onTick?() }
+        }
         return status
     }
 
@@ -158,14 +174,41 @@ enum OutputPaths {
         path?.replacingOccurrences(of: "{n}", with: String(n))
     }
 
-    /// With several feeds, every per-feed output needs `{n}` so that feeds do not share a file.
-    static func check(_ o: PlayOptions, feeds: Int) throws {
-        guard feeds > 1 else { return }
-        for (flag, path) in [("--framemd5", o.framemd5Path), ("--latency-log", o.latencyLogPath),
-                             ("--record", o.recordPath), ("--summary", o.summaryPath)] {
-            if let path, !path.contains("{n}") {
-                throw SourceError.open("\(flag) \(path): with \(feeds) sources the path needs {n} (the feed's number), for example 'out-{n}.md5'")
+    /// With several feeds, every per-feed output needs `{n}` so that feeds do not share a file;
+    /// no output may be an input or another output; stdin can be read by one feed only.
+    static func check(_ o: PlayOptions, urls: [SourceURL]) throws {
+        let feeds = urls.count
+        let outputs = [("--framemd5", o.framemd5Path), ("--latency-log", o.latencyLogPath),
+                       ("--record", o.recordPath), ("--summary", o.summaryPath), ("--snapshot", o.snapshotPath)]
+        if feeds > 1 {
+            for (flag, path) in outputs where flag != "--snapshot" {
+                if let path, !path.contains("{n}") {
+                    throw SourceError.open("\(flag) \(path): with \(feeds) sources the path needs {n} (the feed's number), for example 'out-{n}.md5'")
+                }
+            }
+            if urls.filter({ $0 == .stdin }).count > 1 { throw SourceError.open("stdin (-) can be the source of one feed only") }
+        }
+        let inputs = Set(urls.compactMap { url -> String? in if case .file(let p) = url { return canonical(p) }; return nil })
+        var written: [String: String] = [:]
+        for n in 1...max(1, feeds) {
+            for (flag, path) in outputs {
+                guard let path = expand(path, feed: n) else { continue }
+                let files = flag == "--record" ? [path + ".h264", path + ".h265", path + ".h264.idx", path + ".h265.idx"] : [path]
+                for f in files.map(canonical) {
+                    if inputs.contains(f) { throw SourceError.open("\(flag) \(path) would overwrite an input file") }
+                    if let other = written[f], other != flag { throw SourceError.open("\(flag) \(path) is also the \(other) file") }
+                    written[f] = flag
+                }
             }
         }
+    }
+
+    /// An absolute path with `.`/`..` and symbolic links resolved as far as the file exists.
+    static func canonical(_ path: String) -> String {
+        if let r = realpath(path, nil) { defer { free(r) }; return String(cString: r) }
+        let url = URL(fileURLWithPath: path)
+        let dir = url.deletingLastPathComponent().path
+        if let r = realpath(dir, nil) { defer { free(r) }; return String(cString: r) + "/" + url.lastPathComponent }
+        return url.standardizedFileURL.path
     }
 }

@@ -63,6 +63,8 @@ public struct AccessUnitAssembler {
     private var recoveryFrameCount: Int?
     private var allIntra = true
     private var cutDamaged = false
+    /// An access unit was dropped (over a cap): the next one goes on damaged.
+    private var damageNext = false
 
     /// - Parameters:
     ///   - codec: the stream's codec.
@@ -274,17 +276,24 @@ public struct AccessUnitAssembler {
 
     private mutating func close(completion: AccessUnit.Completion, atMicros: UInt64) -> AccessUnit? {
         defer { reset() }
-        guard hasVCL, !oversize, let last = units.last else { return nil }
+        if hasVCL && oversize {
+            // A picture dropped whole: the next ones are predicted from what the decoder never
+            // got. The next access unit goes on damaged, and the damage carries from there.
+            damageNext = true
+            return nil
+        }
+        guard hasVCL, let last = units.last else { return nil }
         if parameterSets.refusing {
             counters.refusedAccessUnits += 1
             return nil
         }
         let au = AccessUnit(codec: codec, index: counters.accessUnits, units: units,
                             isRandomAccessPoint: isRAP, hasParameterSets: hasParameterSets,
-                            damaged: damaged || cutDamaged, completion: completion,
+                            damaged: damaged || cutDamaged || damageNext, completion: completion,
                             firstByteMicros: firstByteMicros, lastByteMicros: last.lastByteMicros,
                             completeMicros: max(atMicros, last.lastByteMicros))
         counters.accessUnits += 1
+        damageNext = false
         var out = au
         out.captureWallMicros = captureWallMicros
         out.sliceCount = pendingSlices

@@ -177,9 +177,10 @@ public struct AccessUnitStage {
         let au = assembler!.push(unit) { split = true }
         if split { emit(.pictureSplit) }
         let changes = assembler!.parameterSets.changes
-        if changes.count > reportedChanges {
-            for line in changes[reportedChanges...] { emit(.parameterSetChange(line)) }
-            reportedChanges = changes.count
+        let total = assembler!.parameterSets.changeCount
+        if total > reportedChanges {
+            for line in changes.suffix(min(changes.count, total - reportedChanges)) { emit(.parameterSetChange(line)) }
+            reportedChanges = total
         }
         if let au { emit(.accessUnit(au, assembler!.parameterSets)) }
     }

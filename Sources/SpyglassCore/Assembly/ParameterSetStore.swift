@@ -34,6 +34,8 @@ public struct ParameterSetStore: Sendable {
     public private(set) var oversizePictures = 0
     /// One line per SPS change (id reused with different content), oldest first; at most 32 kept.
     public private(set) var changes: [String] = []
+    /// Changes seen in all (``changes`` keeps the latest 100).
+    public private(set) var changeCount = 0
 
     /// An empty store for one stream.
     /// - Parameters:
@@ -99,6 +101,8 @@ public struct ParameterSetStore: Sendable {
         guard let old, old != new else { return }
         if changes.count >= 32 { changes.removeFirst() }
         changes.append("SPS \(id) changed: \(old) → \(new)")
+        changeCount += 1
+        if changes.count > 100 { changes.removeFirst(changes.count - 100) }
     }
 
     /// Bytes of a slice unit read for its header fields.

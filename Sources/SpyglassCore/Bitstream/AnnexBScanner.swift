@@ -53,6 +53,8 @@ public struct AnnexBScanner {
     private var zerosSinceFlush = 0
     /// The reopened unit in progress repairs the cut unit that ended at this time.
     private var repairing: UInt64?
+    /// A unit was dropped for its size: the next unit passed on is marked damaged.
+    private var damageNextUnit = false
 
     private var pending: [UInt8] = []
     private var inUnit = false          // a start code has been seen and `pending` belongs to a unit
@@ -206,6 +208,8 @@ public struct AnnexBScanner {
             pending.removeAll(keepingCapacity: true)
             skipping = true
             damaged = false
+            // The units after a dropped one are missing it: the next goes on damaged.
+            damageNextUnit = true
             return
         }
         pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from..<to]))
@@ -223,7 +227,8 @@ public struct AnnexBScanner {
                 // (64 KiB or more) to every unit, even a 2-byte one, and make the next
                 // `removeAll(keepingCapacity:)` allocate a new buffer.
                 var unit = NALUnit(bytes: Array(pending), firstByteMicros: firstByteMicros,
-                                   lastByteMicros: lastByteMicros, damaged: damaged)
+                                   lastByteMicros: lastByteMicros, damaged: damaged || damageNextUnit)
+                damageNextUnit = false
                 if let repairing {
                     unit.repairs = repairing
                     counters.reopenedUnits += 1

@@ -43,6 +43,9 @@ public final class UDPSource: ByteSource {
             m.imr_address = ifaddr
             m.imr_ifindex = Int32(ifindex)
             joined = Socket.setOption(fd, Int32(IPPROTO_IP), IP_ADD_MEMBERSHIP, m)
+            // Linux delivers every joined group on this port to every socket bound to it unless
+            // told not to (IP_MULTICAST_ALL, linux/in.h 49): two feeds on one port, two groups.
+            Socket.setOption(fd, Int32(IPPROTO_IP), 49, Int32(0))
         } else {
             var m = ipv6_mreq()
             m.ipv6mr_multiaddr = group.bytes.withUnsafeBytes { $0.load(as: in6_addr.self) }

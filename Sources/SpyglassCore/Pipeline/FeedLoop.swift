@@ -23,6 +23,7 @@ final class FeedLoop {
     private var perNAL = false
     private var threadsChosen = false
     private var framesDecoded = 0
+    private var parameterSetChanges = 0
     /// What the feed's state says already, so that the hot path does not take its lock.
     private var sawData = false
     /// Why the input cannot be read, once a stage refused it: the feed fails with it.
@@ -174,7 +175,11 @@ final class FeedLoop {
                 depacketizer.notePictureSplit()
                 Log.info("a flush split a picture between two slices: short datagrams end access units at once only after more clean ones")
             case .parameterSetChange(let line):
-                Log.info(line)
+                parameterSetChanges += 1
+                // The first 20, then every 1000th: a flipping sender must not flood the log.
+                if parameterSetChanges <= 20 || parameterSetChanges % 1000 == 0 {
+                    Log.info(parameterSetChanges == 20 ? line + " (further changes logged every 1000th)" : line)
+                }
                 metrics.noteParameterSetChange(line)
             case .codecMismatch(let named, let by, let stream, let following):
                 metrics.add(.codecMismatches)
@@ -281,7 +286,9 @@ final class FeedLoop {
 
     private func chooseThreads(_ au: AccessUnit, _ store: ParameterSetStore) {
         threadsChosen = true
-        guard au.sliceCount > 1, options.autoSliceThreads, options.decoderThreads == 1,
+        // Not for H.265: FFmpeg 5.1's HEVC decoder can crash on a malformed stream with slice
+        // threads (a 4 KB mutated file takes the whole process down; one thread decodes it).
+        guard au.sliceCount > 1, au.codec == .h264, options.autoSliceThreads, options.decoderThreads == 1,
               let d = try? decoderFactory(au.codec, 2, perNAL) else { return }
         // Nothing decoded yet: the first picture goes to a decoder with slice threads.
         d.prime(with: store.allUnits)

@@ -96,7 +96,11 @@ public final class MetricsRegistry: Sendable {
 
     /// Adds a parameter-set change line (an SPS changed under the same id).
     public func noteParameterSetChange(_ line: String) {
-        state.withLock { $0.changes.append(line) }
+        // Kept to the latest 100 (a sender flipping parameter sets would grow it for ever).
+        state.withLock { s in
+            s.changes.append(line)
+            if s.changes.count > 100 { s.changes.removeFirst(s.changes.count - 100) }
+        }
     }
 
     /// One counter's total now (cheaper than a whole snapshot).

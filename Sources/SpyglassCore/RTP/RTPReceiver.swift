@@ -41,6 +41,9 @@ public struct RTPReceiver {
     public private(set) var codec: VideoCodec?
     /// Payload type to accept (nil: the first dynamic one seen).
     public private(set) var payloadType: UInt8?
+    private let payloadTypeGiven: Bool
+    private var otherType: UInt8 = 0
+    private var otherRun = 0
     private var detector = RTPCodecDetector()
     private var held: [([UInt8], UInt64)] = []
     private var tracker = SequenceTracker()
@@ -63,6 +66,7 @@ public struct RTPReceiver {
         self.codec = codec
         self.codecGiven = codec != nil
         self.payloadType = payloadType
+        payloadTypeGiven = payloadType != nil
         self.reorder = ReorderBuffer(windowMicros: reorderWindowMicros)
         if let codec { depacketizer = Self.make(codec) }
     }
@@ -123,7 +127,18 @@ public struct RTPReceiver {
     private mutating func process(_ datagram: [UInt8], arrivalMicros: UInt64, emit: (Event) -> Void) {
         guard let p = try? RTPPacket(datagram: datagram[...]) else { counts.notRTP += 1; return }
         if payloadType == nil, (96...127).contains(p.payloadType) { payloadType = p.payloadType }
-        guard p.payloadType == payloadType else { counts.otherPayloadType += 1; return }
+        guard p.payloadType == payloadType else {
+            counts.otherPayloadType += 1
+            // A payload type taken from one stray packet is not a lock: when another dynamic one
+            // keeps coming (and none of ours), follow it. One from an SDP stays.
+            if !payloadTypeGiven, (96...127).contains(p.payloadType) {
+                otherRun = p.payloadType == otherType ? otherRun + 1 : 1
+                otherType = p.payloadType
+                if otherRun >= 30 { payloadType = p.payloadType; otherRun = 0 }
+            }
+            return
+        }
+        otherRun = 0
         counts.packets += 1
         if let last = lastSSRC, last != p.ssrc {
             // A new SSRC has sequence numbers of its own: what the jitter buffer holds of the old
@@ -167,7 +182,9 @@ public struct RTPReceiver {
             switchDepacketizer(to: c)
             counts.codecSwitches += 1
         }
-        guard var d = depacketizer else { return }
+        // Moved out and back, never copied: a copy would duplicate the unit being reassembled on
+        // every fragment (quadratic in the unit's size).
+        guard var d = depacketizer.take() else { return }
         d.push(p.payload, arrivalMicros: arrivalMicros, lossBefore: lossBefore) { emit(.unit($0)) }
         depacketizer = d
         if p.marker { emit(.endOfAccessUnit(atMicros: arrivalMicros)) }

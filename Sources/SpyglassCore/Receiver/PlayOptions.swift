@@ -39,6 +39,8 @@ public struct PlayOptions: Sendable {
     public var captureClock: CaptureClock.Mode = .absolute(offsetMicros: 0)
     /// `--metrics [ADDR:]PORT`: serve Prometheus metrics there (nil: off).
     public var metrics: (address: String, port: UInt16)?
+    /// Keep every frame's timing in memory for percentile tables (`bench`); `play` only writes the log.
+    public var keepLatencySamples = false
     /// Also libavcodec's own warnings.
     public var verbose = false
     /// Defaults: SDL window, no files written.

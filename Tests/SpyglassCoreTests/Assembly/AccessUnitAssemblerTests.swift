@@ -1,7 +1,8 @@
-import XCTest
+import Foundation
+import Testing
 @testable import SpyglassCore
 
-final class AccessUnitAssemblerTests: XCTestCase {
+@Suite struct AccessUnitAssemblerTests {
     /// The NAL units of a capture.
     private func units(_ name: String) throws -> [NALUnit] {
         var s = AnnexBScanner()
@@ -19,47 +20,47 @@ final class AccessUnitAssemblerTests: XCTestCase {
         return aus
     }
 
-    func testOneAccessUnitPerPictureWithSeveralSlices() throws {
+    @Test func oneAccessUnitPerPictureWithSeveralSlices() throws {
         for (name, codec) in [("test/h264-high-4slices.h264", VideoCodec.h264), ("test/h265-4slices.h265", .h265)] {
             let expected = try Fixtures.ffmpegFrameMD5(Fixtures.capture(name)).count
             let aus = assemble(try units(name), codec: codec)
-            XCTAssertEqual(aus.count, expected, name)
+            #expect(aus.count == expected, "\(name)")
             for au in aus {
                 let slices = au.units.filter { NALUnitHeader(codec: codec, bytes: $0.bytes)!.isVCL }.count
-                XCTAssertEqual(slices, 4, "\(name) AU \(au.index)")
+                #expect(slices == 4, "\(name) AU \(au.index)")
             }
         }
     }
 
-    func testSEIAndParameterSetsBeforeTheFirstSliceBelongToItsAccessUnit() throws {
+    @Test func seiAndParameterSetsBeforeTheFirstSliceBelongToItsAccessUnit() throws {
         let aus = assemble(try units("test/h264-baseline.h264"), codec: .h264)
         let first = aus[0].units.map { NALUnitHeader(codec: .h264, bytes: $0.bytes)!.type }
-        XCTAssertEqual(first.filter { $0 == 7 }.count, 1)
-        XCTAssertTrue(first.contains(6), "x264's SEI is part of the first access unit")
-        XCTAssertEqual(first.last, 5, "IDR slice last: \(first)")
-        XCTAssertTrue(aus[0].isRandomAccessPoint && aus[0].hasParameterSets)
-        XCTAssertFalse(aus[1].isRandomAccessPoint)
+        #expect(first.filter { $0 == 7 }.count == 1)
+        #expect(first.contains(6), "x264's SEI is part of the first access unit")
+        #expect(first.last == 5, "IDR slice last: \(first)")
+        #expect(aus[0].isRandomAccessPoint && aus[0].hasParameterSets)
+        #expect(!aus[1].isRandomAccessPoint)
     }
 
-    func testAUDStreamsStartEachAccessUnitWithTheDelimiter() throws {
+    @Test func audStreamsStartEachAccessUnitWithTheDelimiter() throws {
         let aus = assemble(try units("test/h264-aud.h264"), codec: .h264)
-        XCTAssertEqual(aus.count, try Fixtures.ffmpegFrameMD5(Fixtures.capture("test/h264-aud.h264")).count)
-        for au in aus { XCTAssertEqual(au.units.first?.bytes.first.map { $0 & 0x1F }, 9) }
+        #expect(aus.count == (try Fixtures.ffmpegFrameMD5(Fixtures.capture("test/h264-aud.h264")).count))
+        for au in aus { #expect(au.units.first?.bytes.first.map { $0 & 0x1F } == 9) }
     }
 
-    func testGroupsWithoutAPictureAreNeverAccessUnits() {
+    @Test func groupsWithoutAPictureAreNeverAccessUnits() {
         var a = AccessUnitAssembler(codec: .h264)
         let aud = NALUnit(bytes: [0x09, 0xF0])
         let filler = NALUnit(bytes: [0x0C, 0xFF, 0xFF, 0x80])
-        XCTAssertNil(a.push(aud))
-        XCTAssertNil(a.push(filler))
-        XCTAssertNil(a.flush(atMicros: 0, reason: .idleGap), "an idle gap never closes a group with no picture")
-        XCTAssertNil(a.flush(atMicros: 0, reason: .endOfStream))
-        XCTAssertEqual(a.counters.accessUnits, 0)
-        XCTAssertEqual(a.counters.unitsWithoutPicture, 2)
+        #expect(a.push(aud) == nil)
+        #expect(a.push(filler) == nil)
+        #expect(a.flush(atMicros: 0, reason: .idleGap) == nil, "an idle gap never closes a group with no picture")
+        #expect(a.flush(atMicros: 0, reason: .endOfStream) == nil)
+        #expect(a.counters.accessUnits == 0)
+        #expect(a.counters.unitsWithoutPicture == 2)
     }
 
-    func testIdleFlushCompletesThePictureAtOnce() throws {
+    @Test func idleFlushCompletesThePictureAtOnce() throws {
         let all = try units("test/h264-baseline.h264")
         var a = AccessUnitAssembler(codec: .h264)
         var firstAU: AccessUnit?
@@ -70,36 +71,36 @@ final class AccessUnitAssemblerTests: XCTestCase {
                 break
             }
         }
-        XCTAssertEqual(firstAU?.completion, .idleGap)
-        XCTAssertEqual(firstAU?.index, 0)
+        #expect(firstAU?.completion == .idleGap)
+        #expect(firstAU?.index == 0)
     }
 
-    func testEndOfSequenceClosesTheAccessUnit() {
+    @Test func endOfSequenceClosesTheAccessUnit() {
         var a = AccessUnitAssembler(codec: .h264)
         // An IDR slice with first_mb_in_slice = 0 (ue '1'), then end of sequence.
-        XCTAssertNil(a.push(NALUnit(bytes: [0x65, 0x88, 0x84])))
+        #expect(a.push(NALUnit(bytes: [0x65, 0x88, 0x84])) == nil)
         let au = a.push(NALUnit(bytes: [0x0A]))
-        XCTAssertEqual(au?.completion, .endOfSequence)
-        XCTAssertEqual(au?.units.count, 2)
-        XCTAssertNil(a.push(NALUnit(bytes: [0x0B])))
-        XCTAssertNil(a.flush(atMicros: 0, reason: .endOfStream))
-        XCTAssertEqual(a.counters.accessUnits, 1)
+        #expect(au?.completion == .endOfSequence)
+        #expect(au?.units.count == 2)
+        #expect(a.push(NALUnit(bytes: [0x0B])) == nil)
+        #expect(a.flush(atMicros: 0, reason: .endOfStream) == nil)
+        #expect(a.counters.accessUnits == 1)
     }
 
-    func testForbiddenBitUnitsAreDroppedAndCounted() {
+    @Test func forbiddenBitUnitsAreDroppedAndCounted() {
         var a = AccessUnitAssembler(codec: .h265)
-        XCTAssertNil(a.push(NALUnit(bytes: [0x80, 0x01, 0x00])))
-        XCTAssertNil(a.push(NALUnit(bytes: [0x40, 0x00])))   // temporal id 0
-        XCTAssertEqual(a.counters.invalidUnits, 2)
+        #expect(a.push(NALUnit(bytes: [0x80, 0x01, 0x00])) == nil)
+        #expect(a.push(NALUnit(bytes: [0x40, 0x00])) == nil)   // temporal id 0
+        #expect(a.counters.invalidUnits == 2)
     }
 
-    func testCodecDetection() throws {
+    @Test func codecDetection() throws {
         for (name, codec) in [("test/h264-baseline.h264", VideoCodec.h264), ("test/h264-aud.h264", .h264),
                               ("test/h265-main.h265", .h265), ("test/h265-main10.h265", .h265)] {
             var d = CodecDetector()
             var decided: VideoCodec?
             for u in try units(name) { if let c = d.observe(u.bytes) { decided = c; break } }
-            XCTAssertEqual(decided, codec, name)
+            #expect(decided == codec, "\(name)")
         }
     }
 }

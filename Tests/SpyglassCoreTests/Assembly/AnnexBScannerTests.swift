@@ -1,7 +1,8 @@
-import XCTest
+import Foundation
+import Testing
 @testable import SpyglassCore
 
-final class AnnexBScannerTests: XCTestCase {
+@Suite struct AnnexBScannerTests {
     private func split(_ chunks: [[UInt8]]) -> ([[UInt8]], AnnexBScanner.Counters) {
         var s = AnnexBScanner()
         var out: [[UInt8]] = []
@@ -10,73 +11,73 @@ final class AnnexBScannerTests: XCTestCase {
         return (out, s.counters)
     }
 
-    func testThreeAndFourByteStartCodesExtraZerosAndJunk() {
+    @Test func threeAndFourByteStartCodesExtraZerosAndJunk() {
         let stream: [UInt8] = [0xAA, 0xBB, 0x00, 0x00, 0x00, 0x01, 0x67, 0x42, 0x00,   // junk, 4-byte code, SPS-ish
                                0x00, 0x00, 0x00, 0x00, 0x01, 0x68, 0xCE,                  // extra zeros before a code
                                0x00, 0x00, 0x01, 0x65, 0x88, 0x00, 0x00, 0x03, 0x01]      // 3-byte code, escaped bytes
         let (units, counters) = split([stream])
-        XCTAssertEqual(units, [[0x67, 0x42], [0x68, 0xCE], [0x65, 0x88, 0x00, 0x00, 0x03, 0x01]])
-        XCTAssertEqual(counters.junkBytes, 2)
+        #expect(units == [[0x67, 0x42], [0x68, 0xCE], [0x65, 0x88, 0x00, 0x00, 0x03, 0x01]])
+        #expect(counters.junkBytes == 2)
     }
 
-    func testZeroLengthUnitsAreCountedAndSkipped() {
+    @Test func zeroLengthUnitsAreCountedAndSkipped() {
         let (units, counters) = split([[0, 0, 1, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1, 0, 0, 1]])
-        XCTAssertEqual(units, [[0x09, 0xF0]])
-        XCTAssertEqual(counters.zeroLengthUnits, 3, "two between codes, one at the very end")
+        #expect(units == [[0x09, 0xF0]])
+        #expect(counters.zeroLengthUnits == 3, "two between codes, one at the very end")
     }
 
-    func testEveryCutGivesTheSameUnits() throws {
+    @Test func everyCutGivesTheSameUnits() throws {
         let bytes = Array(try Fixtures.bytes(Fixtures.capture("test/h264-aud.h264")).prefix(20_000))
         let (whole, _) = split([bytes])
-        XCTAssertGreaterThan(whole.count, 5)
+        #expect(whole.count > 5)
         let (oneByte, _) = split(bytes.map { [$0] })
-        XCTAssertEqual(oneByte, whole)
+        #expect(oneByte == whole)
         for seed in 1...5 as ClosedRange<UInt64> {
             let (cut, _) = split(Sender.randomCuts(bytes, sizes: 1...37, seed: seed))
-            XCTAssertEqual(cut, whole)
+            #expect(cut == whole)
         }
     }
 
-    func testIdleFlushEndsTheUnitAndKeepsAStartCodeSplitAcrossTheGap() {
+    @Test func idleFlushEndsTheUnitAndKeepsAStartCodeSplitAcrossTheGap() {
         var s = AnnexBScanner()
         var out: [[UInt8]] = []
         s.push([0, 0, 0, 1, 0x65, 0x11, 0x22, 0, 0], arrivalMicros: 1) { out.append($0.bytes) }
-        XCTAssertTrue(out.isEmpty, "end unknown until the next start code or a flush")
+        #expect(out.isEmpty, "end unknown until the next start code or a flush")
         s.flush(atMicros: 2, reason: .idle) { out.append($0.bytes) }
-        XCTAssertEqual(out, [[0x65, 0x11, 0x22]])
+        #expect(out == [[0x65, 0x11, 0x22]])
         s.push([1, 0x41, 0x9A], arrivalMicros: 3) { out.append($0.bytes) }   // "00 00" + "01": a start code
         s.flush(atMicros: 4, reason: .endOfStream) { out.append($0.bytes) }
-        XCTAssertEqual(out, [[0x65, 0x11, 0x22], [0x41, 0x9A]])
-        XCTAssertEqual(s.counters.idleFlushes, 1)
+        #expect(out == [[0x65, 0x11, 0x22], [0x41, 0x9A]])
+        #expect(s.counters.idleFlushes == 1)
     }
 
-    func testAnIdleFlushThatCutAUnitIsDetectedAndAStartCodeIsNot() {
+    @Test func anIdleFlushThatCutAUnitIsDetectedAndAStartCodeIsNot() {
         var s = AnnexBScanner()
         s.push([0, 0, 0, 1, 0x65, 0x11], arrivalMicros: 1) { _ in }
         s.flush(atMicros: 2, reason: .idle) { _ in }
         s.push([0, 0, 0, 1, 0x41, 0x22], arrivalMicros: 3) { _ in }      // a new unit: the flush was right
-        XCTAssertEqual(s.counters.prematureIdleFlushes, 0)
+        #expect(s.counters.prematureIdleFlushes == 0)
         s.flush(atMicros: 4, reason: .idle) { _ in }
         s.push([0x33, 0x44, 0, 0, 1, 0x41], arrivalMicros: 5) { _ in }    // more of the unit: it was cut
-        XCTAssertEqual(s.counters.prematureIdleFlushes, 1)
-        XCTAssertEqual(s.counters.junkBytes, 2)
+        #expect(s.counters.prematureIdleFlushes == 1)
+        #expect(s.counters.junkBytes == 2)
     }
 
-    func testOversizeUnitIsDroppedAndCounted() {
+    @Test func oversizeUnitIsDroppedAndCounted() {
         var s = AnnexBScanner(maxUnitBytes: 100)
         var out: [[UInt8]] = []
         s.push([0, 0, 1, 0x65] + [UInt8](repeating: 0x55, count: 500) + [0, 0, 1, 0x41, 0x01], arrivalMicros: 0) { out.append($0.bytes) }
         s.flush(atMicros: 0, reason: .endOfStream) { out.append($0.bytes) }
-        XCTAssertEqual(out, [[0x41, 0x01]])
-        XCTAssertEqual(s.counters.oversizeUnits, 1)
+        #expect(out == [[0x41, 0x01]])
+        #expect(s.counters.oversizeUnits == 1)
     }
 
-    func testEmulationPreventionRoundTrip() {
+    @Test func emulationPreventionRoundTrip() {
         let raw: [UInt8] = [0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0xFF, 0, 0]
         let escaped = RBSP.escape(raw)
         for i in 0..<(escaped.count - 2) {
-            XCTAssertFalse(escaped[i] == 0 && escaped[i + 1] == 0 && escaped[i + 2] <= 2, "start-code emulation at \(i)")
+            #expect(!(escaped[i] == 0 && escaped[i + 1] == 0 && escaped[i + 2] <= 2), "start-code emulation at \(i)")
         }
-        XCTAssertEqual(RBSP.unescape(escaped).prefix(raw.count), raw[...])
+        #expect(RBSP.unescape(escaped).prefix(raw.count) == raw[...])
     }
 }

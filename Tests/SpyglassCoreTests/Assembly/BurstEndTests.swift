@@ -1,76 +1,78 @@
 import Foundation
-import XCTest
+import Testing
 @testable import SpyglassCore
 
 /// The burst-end rule for raw Annex B over UDP: a sender that packs each access unit into
 /// full-size datagrams and one short last one ends its access unit with that short datagram.
-final class BurstEndTests: XCTestCase {
+///
+/// Serialized: two of the tests time a live UDP receiver against a sender's pauses.
+@Suite(.serialized) struct BurstEndTests {
     /// Trust is earned by clean flushes after short datagrams, and withdrawn by a split picture
     /// or a cut NAL unit (twice as many clean ones needed after each misplaced trust).
-    func testTrustIsEarnedAndWithdrawn() {
+    @Test func trustIsEarnedAndWithdrawn() {
         var p = IdleFlushPolicy(baseMicros: 1_000)
         func frame() {
             p.noteDatagram(size: 1200); p.noteDatagram(size: 1200); p.noteDatagram(size: 700)
         }
         func nextFrameProvesClean() { p.noteDatagram(size: 1200); _ = p.noteCleanFlush() }
         frame()
-        XCTAssertFalse(p.isBurstEnd, "no trust before any clean flush")
+        #expect(!p.isBurstEnd, "no trust before any clean flush")
         for _ in 0..<IdleFlushPolicy.burstEndTrustCount {
             nextFrameProvesClean()
             p.noteDatagram(size: 1200); p.noteDatagram(size: 650)
         }
-        XCTAssertTrue(p.isBurstEnd, "trusted after \(IdleFlushPolicy.burstEndTrustCount) clean flushes")
+        #expect(p.isBurstEnd, "trusted after \(IdleFlushPolicy.burstEndTrustCount) clean flushes")
         p.noteDatagram(size: 1200)
-        XCTAssertFalse(p.isBurstEnd, "a full-size datagram never ends a burst")
+        #expect(!p.isBurstEnd, "a full-size datagram never ends a burst")
         p.noteDatagram(size: 1199)
-        XCTAssertTrue(p.isBurstEnd, "one byte short of the full size is short")
+        #expect(p.isBurstEnd, "one byte short of the full size is short")
 
         p.noteSplit()
-        XCTAssertFalse(p.isBurstEnd, "a split picture withdraws trust")
+        #expect(!p.isBurstEnd, "a split picture withdraws trust")
         for _ in 0..<IdleFlushPolicy.burstEndTrustCount { nextFrameProvesClean(); p.noteDatagram(size: 500) }
-        XCTAssertFalse(p.isBurstEnd, "after a split, \(IdleFlushPolicy.burstEndTrustCount) clean flushes are not enough")
+        #expect(!p.isBurstEnd, "after a split, \(IdleFlushPolicy.burstEndTrustCount) clean flushes are not enough")
         for _ in 0..<IdleFlushPolicy.burstEndTrustCount { nextFrameProvesClean(); p.noteDatagram(size: 500) }
-        XCTAssertTrue(p.isBurstEnd, "twice as many are")
+        #expect(p.isBurstEnd, "twice as many are")
 
         p.noteDatagram(size: 1200)   // more of the unit: the flush after the short 500 cut it
         let midFrame = p.noteCut(pauseMicros: 6_000)
-        XCTAssertTrue(midFrame.afterShortDatagram)
-        XCTAssertFalse(p.isBurstEnd, "a cut after a short datagram withdraws trust")
+        #expect(midFrame.afterShortDatagram)
+        #expect(!p.isBurstEnd, "a cut after a short datagram withdraws trust")
         var q = IdleFlushPolicy(baseMicros: 1_000)
         q.noteDatagram(size: 1200); q.noteDatagram(size: 1200)
         let raised = q.noteCut(pauseMicros: 7_000)   // a pause after a full datagram
-        XCTAssertFalse(raised.afterShortDatagram)
-        XCTAssertEqual(q.midFrameMicros, 14_000, "twice the pause the sender took")
-        XCTAssertEqual(q.thresholdMicros(datagrams: true), 14_000, "after a full datagram")
-        XCTAssertFalse(IdleFlushPolicy(baseMicros: 0).isBurstEnd, "no idle flushing, no burst ends")
+        #expect(!raised.afterShortDatagram)
+        #expect(q.midFrameMicros == 14_000, "twice the pause the sender took")
+        #expect(q.thresholdMicros(datagrams: true) == 14_000, "after a full datagram")
+        #expect(!(IdleFlushPolicy(baseMicros: 0).isBurstEnd), "no idle flushing, no burst ends")
     }
 
     /// A sender whose "full" datagrams wander by a few bytes is not packing: no trust, ever.
-    func testWanderingFullSizesAreNeverTrusted() {
+    @Test func wanderingFullSizesAreNeverTrusted() {
         var p = IdleFlushPolicy(baseMicros: 1_000)
         var rng = SeededRandom(seed: 7)
         for _ in 0..<200 {
             for _ in 0..<4 { p.noteDatagram(size: 1200 - rng.next(in: 0...8)) }
             p.noteDatagram(size: 300)
-            XCTAssertFalse(p.isBurstEnd)
+            #expect(!p.isBurstEnd)
             p.noteDatagram(size: 1200)
             _ = p.noteCleanFlush()
         }
     }
 
     /// The slice count is trusted only after several pictures agree.
-    func testSlicesPerPictureNeedsAgreement() {
+    @Test func slicesPerPictureNeedsAgreement() {
         var p = IdleFlushPolicy(baseMicros: 1_000)
         for _ in 0..<(IdleFlushPolicy.slicesRunNeeded - 1) { p.noteAccessUnit(slices: 4) }
-        XCTAssertNil(p.slicesPerPicture)
+        #expect(p.slicesPerPicture == nil)
         p.noteAccessUnit(slices: 4)
-        XCTAssertEqual(p.slicesPerPicture, 4)
+        #expect(p.slicesPerPicture == 4)
         p.noteAccessUnit(slices: 1)
-        XCTAssertNil(p.slicesPerPicture, "a change starts the count over")
+        #expect(p.slicesPerPicture == nil, "a change starts the count over")
     }
 
     /// A flush between two slices of one picture is noticed: counted, and the fragment is damaged.
-    func testAFlushBetweenSlicesOfOnePictureIsCountedAsASplit() throws {
+    @Test func aFlushBetweenSlicesOfOnePictureIsCountedAsASplit() throws {
         let bytes = try Fixtures.bytes(Fixtures.capture("test/h264-high-4slices.h264"))
         var scanner = AnnexBScanner()
         var units: [NALUnit] = []
@@ -90,18 +92,18 @@ final class BurstEndTests: XCTestCase {
             }
         }
         if let au = asm.flush(atMicros: 0, reason: .endOfStream) { aus.append(au) }
-        XCTAssertTrue(flushedOnce)
-        XCTAssertEqual(asm.counters.picturesSplit, 1)
+        #expect(flushedOnce)
+        #expect(asm.counters.picturesSplit == 1)
         let expected = try Fixtures.ffmpegFrameMD5(Fixtures.capture("test/h264-high-4slices.h264")).count
-        XCTAssertEqual(aus.count, expected + 1, "the split picture went on in two parts")
-        XCTAssertEqual(aus.filter(\.damaged).count, 1, "the fragment is marked damaged")
-        XCTAssertEqual(aus.filter { $0.completion == .burstEnd }.count, 1)
+        #expect(aus.count == expected + 1, "the split picture went on in two parts")
+        #expect(aus.filter(\.damaged).count == 1, "the fragment is marked damaged")
+        #expect(aus.filter { $0.completion == .burstEnd }.count == 1)
     }
 
     /// Real socket: a sender packs multi-slice access units, then (after trust was earned)
     /// switches to one datagram per NAL unit. No burst end may close a picture before its last
     /// slice, and every frame shown as undamaged is one of ffmpeg's.
-    func testASenderSwitchingToOneWritePerSliceSplitsNoPicture() throws {
+    @Test func aSenderSwitchingToOneWritePerSliceSplitsNoPicture() throws {
         let one = try Fixtures.bytes(Fixtures.capture("test/h264-high-4slices.h264"))
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("spyglass-switch-\(getpid()).h264").path
         try Data(one + one).write(to: URL(fileURLWithPath: path))
@@ -129,26 +131,26 @@ final class BurstEndTests: XCTestCase {
             wrongUnflagged += 1
             // A busy machine may delay the sender by more than the idle time between two NAL
             // units, and an idle flush then splits a picture; a burst end never may.
-            XCTAssertNotEqual(r.timings[i].completion, AccessUnit.Completion.burstEnd,
-                              "frame \(i): a burst end closed a picture before its last slice")
+            #expect(r.timings[i].completion != AccessUnit.Completion.burstEnd,
+                    "frame \(i): a burst end closed a picture before its last slice")
         }
         // The first part of a split picture goes out before the split is known; every such
         // picture is counted, and the pictures after it are marked damaged.
-        XCTAssertLessThanOrEqual(wrongUnflagged, r.summary.picturesSplit + r.summary.prematureIdleFlushes)
-        XCTAssertGreaterThan(r.hashes.count, 0)
+        #expect(wrongUnflagged <= r.summary.picturesSplit + r.summary.prematureIdleFlushes)
+        #expect(r.hashes.count > 0)
     }
 
     /// A flood of tiny NAL units with no picture (5-byte SEIs) before a real stream: bounded
     /// memory and time, counted, and the stream after it decodes whole.
-    func testAFloodOfTinyUnitsIsDroppedAndTheStreamAfterItDecodes() throws {
+    @Test func aFloodOfTinyUnitsIsDroppedAndTheStreamAfterItDecodes() throws {
         let capture = try Fixtures.bytes(Fixtures.capture("test/h264-high-4slices.h264"))
         let flood = Array([[UInt8]](repeating: [0, 0, 1, 6, 0x80], count: 30_000).joined())
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("spyglass-flood-\(getpid()).h264").path
         try Data(flood + capture).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let r = try Harness.decodeFile(path)
-        XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(Fixtures.capture("test/h264-high-4slices.h264")))
-        XCTAssertGreaterThanOrEqual(r.summary.unitsWithoutPicture, 30_000 - AccessUnitAssembler.maxUnitsPerAccessUnit)
+        #expect(r.hashes == (try Fixtures.ffmpegFrameMD5(Fixtures.capture("test/h264-high-4slices.h264"))))
+        #expect(r.summary.unitsWithoutPicture >= 30_000 - AccessUnitAssembler.maxUnitsPerAccessUnit)
     }
 
     /// Real socket: every access unit packed into 1200-byte datagrams plus a short last one.
@@ -156,7 +158,7 @@ final class BurstEndTests: XCTestCase {
     /// a burst end closed is wrong, for single- and multi-slice pictures of both codecs. (How many
     /// end that way depends on the receiver keeping up: a debug build on a busy machine reads a
     /// backlog, whose access units end when the next one starts.)
-    func testPackedDatagramsEndAccessUnitsWithNoWait() throws {
+    @Test func packedDatagramsEndAccessUnitsWithNoWait() throws {
         var burstEndsSeen = 0
         for name in ["default-720p30.h264", "test/h265-4slices.h265", "test/h264-high-4slices.h264"] {
             let path = Fixtures.capture(name)
@@ -173,15 +175,15 @@ final class BurstEndTests: XCTestCase {
             let reference = Set(expected.map(\.md5))
             var wrongUnflagged = 0
             for (i, hash) in r.hashes.enumerated() where !reference.contains(hash.md5) {
-                XCTAssertNotEqual(r.timings[i].completion, AccessUnit.Completion.burstEnd,
-                                  "\(name) frame \(i): a burst end closed a picture early")
+                #expect(r.timings[i].completion != AccessUnit.Completion.burstEnd,
+                        "\(name) frame \(i): a burst end closed a picture early")
                 if !r.damaged[i] { wrongUnflagged += 1 }
             }
-            XCTAssertLessThanOrEqual(wrongUnflagged, r.summary.picturesSplit + r.summary.prematureIdleFlushes, name)
-            XCTAssertEqual(r.hashes.count, expected.count, name)
+            #expect(wrongUnflagged <= r.summary.picturesSplit + r.summary.prematureIdleFlushes, "\(name)")
+            #expect(r.hashes.count == expected.count, "\(name)")
             burstEndsSeen += r.timings.filter { $0.completion == AccessUnit.Completion.burstEnd }.count
         }
-        XCTAssertGreaterThan(burstEndsSeen, 0, "the burst-end rule fired")
+        #expect(burstEndsSeen > 0, "the burst-end rule fired")
     }
 
     /// Sends `datagrams` to a live receiver with the default idle-flush rule, pausing before each

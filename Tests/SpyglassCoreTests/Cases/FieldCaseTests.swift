@@ -1,4 +1,5 @@
-import XCTest
+import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,18 +7,21 @@ import Glibc
 
 /// The field cases (captures/cases/README.md): each input that failed for a user, with the
 /// numbers its case asks for.
-final class FieldCaseTests: XCTestCase {
+///
+/// Serialized: the tests run live UDP and TCP receivers, some of them timed against a sender's
+/// pauses.
+@Suite(.serialized) struct FieldCaseTests {
     let field = Fixtures.capture("cases/field-320x240-60au.h264")
 
     // MARK: empty-datagrams
 
     /// One access unit per datagram, a 0-byte datagram after every 10th: 60/60 frames, no
     /// end-of-stream state, empty datagrams counted and never decoded.
-    func testEmptyDatagramsAreCountedNotDecoded() throws {
+    @Test func emptyDatagramsAreCountedNotDecoded() throws {
         let expected = try Fixtures.ffmpegFrameMD5(field)
-        XCTAssertEqual(expected.count, 60)
+        #expect(expected.count == 60)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(field))
-        XCTAssertEqual(aus.count, 60)
+        #expect(aus.count == 60)
         var datagrams: [[UInt8]] = []
         for (i, au) in aus.enumerated() {
             datagrams.append(au)
@@ -29,14 +33,14 @@ final class FieldCaseTests: XCTestCase {
         h.start()
         Sender.udp(port: boundPort, datagrams: datagrams, pauseMicros: { _ in 2_000 })   // pacing: 2 ms apart, like a sender
         let r = h.finish()
-        XCTAssertEqual(r.hashes, expected)
-        XCTAssertEqual(r.summary.emptyDatagrams, 6)
-        XCTAssertEqual(r.summary.decodeErrors, 0)
-        XCTAssertEqual(r.summary.datagrams, 60, "empty datagrams are not counted as data")
+        #expect(r.hashes == expected)
+        #expect(r.summary.emptyDatagrams == 6)
+        #expect(r.summary.decodeErrors == 0)
+        #expect(r.summary.datagrams == 60, "empty datagrams are not counted as data")
     }
 
     /// Access units that are empty after stripping (AUD only, filler only) never reach the decoder.
-    func testAccessUnitDelimiterOrFillerOnlyGroupsAreNotFrames() throws {
+    @Test func accessUnitDelimiterOrFillerOnlyGroupsAreNotFrames() throws {
         let aus = Sender.accessUnits(of: try Fixtures.bytes(field))
         var stream: [UInt8] = []
         for au in aus {
@@ -47,47 +51,47 @@ final class FieldCaseTests: XCTestCase {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("aud-filler-\(getpid()).h264")
         try Data(stream).write(to: url)
         let r = try Harness.decodeFile(url.path)
-        XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(field))
-        XCTAssertEqual(r.summary.accessUnits, 60)
-        XCTAssertEqual(r.summary.decodeErrors, 0)
+        #expect(r.hashes == (try Fixtures.ffmpegFrameMD5(field)))
+        #expect(r.summary.accessUnits == 60)
+        #expect(r.summary.decodeErrors == 0)
     }
 
     // MARK: oversized-datagrams
 
     /// One access unit per datagram, up to ~10 KB: read whole, 60/60 frames equal.
-    func testDatagramsLargerThanTheMTUAreReadWhole() throws {
+    @Test func datagramsLargerThanTheMTUAreReadWhole() throws {
         let expected = try Fixtures.ffmpegFrameMD5(field)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(field))
-        XCTAssertGreaterThan(aus.map(\.count).max() ?? 0, 2048, "the case has datagrams over 2 KB")
+        #expect((aus.map(\.count).max() ?? 0) > 2048, "the case has datagrams over 2 KB")
         let source = try UDPSource(host: "127.0.0.1", port: 0)
         let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: 60))
         h.start()
         Sender.udp(port: boundPort, datagrams: aus, pauseMicros: { _ in 2_000 })   // pacing: 2 ms apart, like a sender
         let r = h.finish()
-        XCTAssertEqual(r.hashes, expected)
-        XCTAssertEqual(r.summary.truncatedDatagrams, 0)
-        XCTAssertEqual(r.summary.damagedAccessUnits, 0)
+        #expect(r.hashes == expected)
+        #expect(r.summary.truncatedDatagrams == 0)
+        #expect(r.summary.damagedAccessUnits == 0)
     }
 
     /// A datagram cut by a small receive buffer (MSG_TRUNC) is counted and its access unit damaged.
-    func testTruncatedDatagramsAreCountedAndMarkedDamaged() throws {
+    @Test func truncatedDatagramsAreCountedAndMarkedDamaged() throws {
         let aus = Sender.accessUnits(of: try Fixtures.bytes(field))
         let big = aus.filter { $0.count > 2048 }.count
-        XCTAssertGreaterThan(big, 0)
+        #expect(big > 0)
         let source = try UDPSource(host: "127.0.0.1", port: 0, readBufferBytes: 2048)
         let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: 60))
         h.start()
         Sender.udp(port: boundPort, datagrams: aus, pauseMicros: { _ in 2_000 })   // pacing: 2 ms apart, like a sender
         let r = h.finish()
-        XCTAssertEqual(r.summary.truncatedDatagrams, big)
-        XCTAssertEqual(r.summary.damagedAccessUnits, big)
+        #expect(r.summary.truncatedDatagrams == big)
+        #expect(r.summary.damagedAccessUnits == big)
         // Every cut access unit is either flagged on its frame or gave no frame at all.
         let flagged = r.damaged.filter { $0 }.count
         let missing = 60 - r.hashes.count
-        XCTAssertGreaterThanOrEqual(flagged + missing, big, "flagged \(flagged), missing \(missing)")
-        XCTAssertGreaterThan(flagged, 0, "frames \(r.hashes.count) concealed \(r.summary.concealedFrames) errors \(r.summary.decodeErrors)")
+        #expect(flagged + missing >= big, "flagged \(flagged), missing \(missing)")
+        #expect(flagged > 0, "frames \(r.hashes.count) concealed \(r.summary.concealedFrames) errors \(r.summary.decodeErrors)")
     }
 
     // MARK: sender-pause
@@ -125,43 +129,43 @@ final class FieldCaseTests: XCTestCase {
             h = Harness(source: source, options: options)
             h.start()
             let fd = Sender.tcpConnect(port: listeningPort)
-            XCTAssertGreaterThanOrEqual(fd, 0, "\(transport): connected")
+            #expect(fd >= 0, "\(transport): connected")
             Sender.tcpWrite(fd: fd, chunks: aus, pauseMicros: { beforeSending($0, h) })
         }
         if !h.waitForFrames(aus.count) { late.append(aus.count - 1) }
         let r = h.finish()
-        XCTAssertEqual(late, [], "\(transport): frames not out within 10 s of their access unit, with nothing sent after it")
-        XCTAssertEqual(r.hashes, expected, transport)
-        guard r.timings.count == 60 else { return XCTFail("\(transport): \(r.timings.count) frames") }
-        XCTAssertLessThan(r.timings[29].presentedMicros, r.timings[30].firstByteMicros,
-                          "\(transport): frame 29 was out before AU 30 arrived")
+        #expect(late == [], "\(transport): frames not out within 10 s of their access unit, with nothing sent after it")
+        #expect(r.hashes == expected, "\(transport)")
+        guard r.timings.count == 60 else { Issue.record("\(transport): \(r.timings.count) frames"); return }
+        #expect(r.timings[29].presentedMicros < r.timings[30].firstByteMicros,
+                "\(transport): frame 29 was out before AU 30 arrived")
         // (The last one may end with the input instead: the TCP sender closes after it.)
         let completions = Set(r.timings.dropLast().map(\.completion))
-        XCTAssertTrue(completions.isSubset(of: [AccessUnit.Completion.idleGap, .burstEnd]),
-                      "\(transport): every access unit ended by the idle rule, none by the next one: \(completions)")
+        #expect(completions.isSubset(of: [AccessUnit.Completion.idleGap, .burstEnd]),
+                "\(transport): every access unit ended by the idle rule, none by the next one: \(completions)")
     }
 
-    func testSenderPauseUDP() throws { try checkSenderPause(transport: "udp") }
-    func testSenderPauseTCP() throws { try checkSenderPause(transport: "tcp") }
+    @Test func senderPauseUDP() throws { try checkSenderPause(transport: "udp") }
+    @Test func senderPauseTCP() throws { try checkSenderPause(transport: "tcp") }
 
     // MARK: filler-and-end-units
 
     private let fillerFiles = ["cases/filler.h264", "cases/end_of_seq.h264", "cases/filler_eob.h265"]
 
-    func testFillerAndEndUnitsGiveExactlySixtyFrames() throws {
+    @Test func fillerAndEndUnitsGiveExactlySixtyFrames() throws {
         for name in fillerFiles {
             let path = Fixtures.capture(name)
             let expected = try Fixtures.ffmpegFrameMD5(path)
-            XCTAssertEqual(expected.count, 60, name)
+            #expect(expected.count == 60, "\(name)")
             let r = try Harness.decodeFile(path)
-            XCTAssertEqual(r.hashes, expected, name)
-            XCTAssertEqual(r.summary.accessUnits, 60, name)
-            XCTAssertEqual(r.summary.framesDecoded, 60, name)
-            XCTAssertEqual(r.summary.decodeErrors, 0, name)
+            #expect(r.hashes == expected, "\(name)")
+            #expect(r.summary.accessUnits == 60, "\(name)")
+            #expect(r.summary.framesDecoded == 60, "\(name)")
+            #expect(r.summary.decodeErrors == 0, "\(name)")
         }
     }
 
-    func testFillerAndEndUnitsOverUDPInRandomCuts() throws {
+    @Test func fillerAndEndUnitsOverUDPInRandomCuts() throws {
         for name in fillerFiles {
             let path = Fixtures.capture(name)
             let expected = try Fixtures.ffmpegFrameMD5(path)
@@ -173,8 +177,8 @@ final class FieldCaseTests: XCTestCase {
             h.start()
             Sender.udp(port: boundPort, datagrams: Sender.randomCuts(try Fixtures.bytes(path), sizes: 1...1400, seed: 3))
             let r = h.finish()
-            XCTAssertEqual(r.hashes, expected, name)
-            XCTAssertEqual(r.summary.accessUnits, 60, name)
+            #expect(r.hashes == expected, "\(name)")
+            #expect(r.summary.accessUnits == 60, "\(name)")
         }
     }
 }

@@ -1,4 +1,5 @@
-import XCTest
+import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,20 +7,22 @@ import Glibc
 
 /// What the real SDL window shows, under Xvfb: pixels read back from the renderer
 /// (`--snapshot`) against the decoded frame, and the colour cases at 1:1.
-final class WindowPixelTests: XCTestCase {
+///
+/// These tests open a real SDL window on their own X server: without Xvfb they say so and skip.
+/// Serialized: each test starts `xvfb-run -a`, and two of those started at once can pick the same
+/// display number.
+@Suite(.serialized,
+       .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/xvfb-run"),
+                "/usr/bin/xvfb-run not found: install the xvfb package (tools/setup installs xvfb and xauth)"),
+       .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb"),
+                "/usr/bin/Xvfb not found: install the xvfb package (tools/setup installs xvfb and xauth)"),
+       .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/xauth"),
+                "/usr/bin/xauth not found: install the xauth package (tools/setup installs xvfb and xauth)"))
+struct WindowPixelTests {
     struct Picture { var width: Int; var height: Int; var rgb: [UInt8]
         func pixel(_ x: Int, _ y: Int) -> (Int, Int, Int) {
             let i = (y * width + x) * 3
             return (Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2]))
-        }
-    }
-
-    /// These tests open a real SDL window on their own X server: without Xvfb they say so and skip.
-    override func setUpWithError() throws {
-        for (tool, package) in [("/usr/bin/xvfb-run", "xvfb"), ("/usr/bin/Xvfb", "xvfb"), ("/usr/bin/xauth", "xauth")] {
-            guard FileManager.default.isExecutableFile(atPath: tool) else {
-                throw XCTSkip("\(tool) not found: install the \(package) package (tools/setup installs xvfb and xauth)")
-            }
         }
     }
 
@@ -46,19 +49,21 @@ final class WindowPixelTests: XCTestCase {
         let (rc, _, err) = try Fixtures.run("/usr/bin/xvfb-run",
             ["-a", "-s", "-screen 0 1920x1080x24", Fixtures.spyglassBinary, "play", file, "--untimed",
              "--snapshot", out] + extra)
-        XCTAssertEqual(rc, 0, err)
-        XCTAssertTrue(err.contains("window open"), "a real SDL window was used: \(err)")
+        #expect(rc == 0, "\(err)")
+        #expect(err.contains("window open"), "a real SDL window was used: \(err)")
         return try readPPM(out)
     }
 
     /// The decoded frame `index` as ffmpeg renders it to RGB at `width`x`height`.
     private func ffmpegRGB(_ file: String, index: Int, width: Int, height: Int) throws -> Picture {
+        // A name of its own per call: the file is written and read back here.
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("spyglass-ref-\(getpid())-\(UUID().uuidString).rgb").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
         let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-i", file, "-vf",
             "select=eq(n\\,\(index)),scale=\(width):\(height):flags=bilinear", "-frames:v", "1",
-            "-pix_fmt", "rgb24", "-f", "rawvideo", "-y", "/tmp/spyglass-ref-\(getpid()).rgb"])
-        XCTAssertEqual(rc, 0, err)
-        return Picture(width: width, height: height,
-                       rgb: try Fixtures.bytes("/tmp/spyglass-ref-\(getpid()).rgb"))
+            "-pix_fmt", "rgb24", "-f", "rawvideo", "-y", out])
+        #expect(rc == 0, "\(err)")
+        return Picture(width: width, height: height, rgb: try Fixtures.bytes(out))
     }
 
     private func meanAbsoluteDifference(_ a: Picture, _ b: Picture) -> Double {
@@ -69,29 +74,29 @@ final class WindowPixelTests: XCTestCase {
     }
 
     /// The window shows the last decoded frame, scaled to the window (here 0.5x), and not some other frame.
-    func testWindowShowsTheDecodedFrameScaled() throws {
+    @Test func windowShowsTheDecodedFrameScaled() throws {
         for name in ["default-720p30.h264", "test/h264-444-10bit.h264", "test/h265-main10.h265"] {
             let file = Fixtures.capture(name)
             let frames = try Fixtures.ffmpegFrameMD5(file).count
             let shown = try windowPicture(file, extra: ["--window-size", "640x360"])
-            XCTAssertEqual(shown.width, 640)
-            XCTAssertEqual(shown.height, 360)
+            #expect(shown.width == 640)
+            #expect(shown.height == 360)
             // Letterboxing: the picture fills the width; for 4:3 sources bars are left/right.
             let ref = try ffmpegRGB(file, index: frames - 1, width: shown.width, height: shown.height)
             let other = try ffmpegRGB(file, index: frames / 2, width: shown.width, height: shown.height)
             let d = meanAbsoluteDifference(shown, ref)
             let dOther = meanAbsoluteDifference(shown, other)
             if name.hasPrefix("default") {
-                XCTAssertLessThan(d, 4.0, "\(name): window vs decoded frame, mean |Δ| per channel")
-                XCTAssertLessThan(d, dOther, "\(name): the window shows the last frame, not another")
+                #expect(d < 4.0, "\(name): window vs decoded frame, mean |Δ| per channel")
+                #expect(d < dOther, "\(name): the window shows the last frame, not another")
             } else {
                 // 320x240 in a 640x360 window: compare inside the letterbox only.
                 let inner = crop(shown, x: 80, y: 0, w: 480, h: 360)
                 let refInner = try ffmpegRGB(file, index: frames - 1, width: 480, height: 360)
                 let otherInner = try ffmpegRGB(file, index: frames / 2, width: 480, height: 360)
-                XCTAssertLessThan(meanAbsoluteDifference(inner, refInner), 4.0, name)
-                XCTAssertLessThan(meanAbsoluteDifference(inner, refInner), meanAbsoluteDifference(inner, otherInner), name)
-                XCTAssertEqual(shown.pixel(20, 180).0, 0, "\(name): letterbox bar is black")
+                #expect(meanAbsoluteDifference(inner, refInner) < 4.0, "\(name)")
+                #expect(meanAbsoluteDifference(inner, refInner) < meanAbsoluteDifference(inner, otherInner), "\(name)")
+                #expect(shown.pixel(20, 180).0 == 0, "\(name): letterbox bar is black")
             }
         }
     }
@@ -107,16 +112,16 @@ final class WindowPixelTests: XCTestCase {
     }
 
     /// Case colour-matrix-range: the signalled matrix and range are honoured on screen.
-    func testColourMatrixAndRangeOnScreen() throws {
+    @Test func colourMatrixAndRangeOnScreen() throws {
         let truth = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (191, 191, 191)]
         for name in ["bt601_limited", "bt601_full", "bt709_limited", "bt709_full"] {
             let shown = try windowPicture(Fixtures.capture("cases/\(name).h264"), extra: ["--window-size", "1280x720"])
-            XCTAssertEqual(shown.width, 1280)
+            #expect(shown.width == 1280)
             for (i, want) in truth.enumerated() {
                 let got = shown.pixel(160 + 320 * i, 360)
-                XCTAssertLessThanOrEqual(abs(got.0 - want.0), 3, "\(name) patch \(i): \(got) vs \(want)")
-                XCTAssertLessThanOrEqual(abs(got.1 - want.1), 3, "\(name) patch \(i): \(got) vs \(want)")
-                XCTAssertLessThanOrEqual(abs(got.2 - want.2), 3, "\(name) patch \(i): \(got) vs \(want)")
+                #expect(abs(got.0 - want.0) <= 3, "\(name) patch \(i): \(got) vs \(want)")
+                #expect(abs(got.1 - want.1) <= 3, "\(name) patch \(i): \(got) vs \(want)")
+                #expect(abs(got.2 - want.2) <= 3, "\(name) patch \(i): \(got) vs \(want)")
             }
         }
     }

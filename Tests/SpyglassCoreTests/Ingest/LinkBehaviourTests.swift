@@ -1,18 +1,24 @@
-import XCTest
+import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 @testable import SpyglassCore
 
 /// What real links do: senders that come and go, codec switches, multicast, senders to refuse.
-final class LinkBehaviourTests: XCTestCase {
-    private func rssKiB() -> Int {
+///
+/// Serialized: live receivers and senders on loopback, some of them paced.
+@Suite(.serialized) struct LinkBehaviourTests {
+    /// This process's resident memory. Swift Testing runs other suites' tests in this process at
+    /// the same time, so the tests that measure it do so in a process of their own (an exit test),
+    /// where nothing else runs.
+    private static func rssKiB() -> Int {
         let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
         let line = text.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
         return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
     }
 
-    func testCodecSwitchOnTheSameInputIsFollowed() throws {
+    @Test func codecSwitchOnTheSameInputIsFollowed() throws {
         let parts = ["test/h264-baseline.h264", "test/h265-main.h265", "test/h264-aud.h264"].map(Fixtures.capture)
         var stream: [UInt8] = []
         var expected: [Fixtures.FrameHash] = []
@@ -20,12 +26,12 @@ final class LinkBehaviourTests: XCTestCase {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("switch-\(getpid()).bin")
         try Data(stream).write(to: url)
         let r = try Harness.decodeFile(url.path)
-        XCTAssertEqual(r.hashes, expected)
-        XCTAssertEqual(r.summary.resets, 2, "two codec changes followed")
-        XCTAssertEqual(r.summary.decodeErrors, 0)
+        #expect(r.hashes == expected)
+        #expect(r.summary.resets == 2, "two codec changes followed")
+        #expect(r.summary.decodeErrors == 0)
     }
 
-    func testTCPListenerAcceptsTheNextSender() throws {
+    @Test func tcpListenerAcceptsTheNextSender() throws {
         let path = Fixtures.capture("test/h264-aud.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let source = try TCPSource(listenOn: "127.0.0.1", port: 0)
@@ -34,21 +40,22 @@ final class LinkBehaviourTests: XCTestCase {
         h.start()
         for k in 0..<2 {
             let fd = Sender.tcpConnect(port: listeningPort)
-            XCTAssertGreaterThanOrEqual(fd, 0, "sender \(k) connected")
+            #expect(fd >= 0, "sender \(k) connected")
             Sender.tcpWrite(fd: fd, chunks: Sender.randomCuts(try Fixtures.bytes(path), sizes: 100...5000, seed: 4))
             // The next sender comes once the receiver has seen this one go.
-            XCTAssertTrue(Wait.until { h.pipeline.summary.disconnects >= k + 1 }, "the receiver saw sender \(k) hang up within 10 s")
+            #expect(Wait.until { h.pipeline.summary.disconnects >= k + 1 },
+                    "the receiver saw sender \(k) hang up within 10 s")
         }
         let r = h.finish()
-        XCTAssertEqual(r.hashes, expected + expected)
-        XCTAssertEqual(r.summary.connections, 2)
-        XCTAssertGreaterThanOrEqual(r.summary.disconnects, 1)
-        XCTAssertEqual(r.summary.resets, 1)
+        #expect(r.hashes == expected + expected)
+        #expect(r.summary.connections == 2)
+        #expect(r.summary.disconnects >= 1)
+        #expect(r.summary.resets == 1)
     }
 
     /// `spyglass send FILE tcp://…` whose receiver hangs up mid-file connects again and sends the
     /// rest (it used to spin on the lost connection forever), then ends with the file.
-    func testTCPSenderReconnectsWhenTheReceiverHangsUp() throws {
+    @Test func tcpSenderReconnectsWhenTheReceiverHangsUp() throws {
         let (listenFD, port) = Sender.tcpListener()
         defer { close(listenFD) }
         let sender = try StreamSender(destination: try SourceURL(parsing: "tcp://127.0.0.1:\(port)"))
@@ -72,20 +79,20 @@ final class LinkBehaviourTests: XCTestCase {
             return total
         }
         let first = accept(within: 10_000_000)
-        XCTAssertGreaterThanOrEqual(first, 0, "the sender connected")
-        XCTAssertGreaterThan(read(first, upTo: 100_000), 0)
+        #expect(first >= 0, "the sender connected")
+        #expect(read(first, upTo: 100_000) > 0)
         close(first)   // the receiver hangs up
         let second = accept(within: 10_000_000)
-        XCTAssertGreaterThanOrEqual(second, 0, "the sender connected again")
+        #expect(second >= 0, "the sender connected again")
         let rest = second >= 0 ? read(second, upTo: Int.max) : 0   // to EOF: the sender ends with the file
         if second >= 0 { close(second) }
-        XCTAssertGreaterThan(rest, 0, "the rest of the file came over the new connection")
-        XCTAssertEqual(finished.wait(timeout: .now() + 30), .success, "the sender ended with the file")
-        XCTAssertEqual(live.accessUnitsSent, 120)
-        XCTAssertGreaterThan(sender.sendErrors, 0, "the hang-up was seen")
+        #expect(rest > 0, "the rest of the file came over the new connection")
+        #expect(finished.wait(timeout: .now() + 30) == .success, "the sender ended with the file")
+        #expect(live.accessUnitsSent == 120)
+        #expect(sender.sendErrors > 0, "the hang-up was seen")
     }
 
-    func testTCPClientReconnectsWhenTheSenderComesBack() throws {
+    @Test func tcpClientReconnectsWhenTheSenderComesBack() throws {
         let path = Fixtures.capture("test/h264-aud.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let (lfd, port) = Sender.tcpListener()
@@ -102,11 +109,17 @@ final class LinkBehaviourTests: XCTestCase {
         let h = Harness(source: source, options: Harness.liveOptions(frames: 2 * expected.count, idleFlushMicros: 1_000))
         h.start()
         let r = h.finish()
-        XCTAssertEqual(r.hashes, expected + expected)
-        XCTAssertEqual(r.summary.connections, 2)
+        #expect(r.hashes == expected + expected)
+        #expect(r.summary.connections == 2)
     }
 
-    func testATCPSenderThatRestartsAHundredTimesKeepsMemoryFlat() throws {
+    @Test func aTCPSenderThatRestartsAHundredTimesKeepsMemoryFlat() async {
+        await #expect(processExitsWith: .success, "measured in a process of its own") {
+            try LinkBehaviourTests.restartAHundredTimesAndMeasureMemory()
+        }
+    }
+
+    private static func restartAHundredTimesAndMeasureMemory() throws {
         let path = Fixtures.capture("test/h264-aud.h264")
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
         let chunk = Array(aus.prefix(5).joined())
@@ -123,18 +136,18 @@ final class LinkBehaviourTests: XCTestCase {
             usleep(30_000)   // pacing: a sender that restarts every 30 ms
             if i == 10 {
                 // Measured once the receiver has really handled 10 restarts.
-                XCTAssertTrue(Wait.until { h.pipeline.summary.connections >= 11 }, "11 connections seen within 10 s")
+                #expect(Wait.until { h.pipeline.summary.connections >= 11 }, "11 connections seen within 10 s")
                 rssAfter10 = rssKiB()
             }
         }
         let r = h.finish()
-        XCTAssertEqual(r.summary.connections, 100)
-        XCTAssertEqual(r.hashes.count, 500, "every restart's 5 pictures decoded")
+        #expect(r.summary.connections == 100)
+        #expect(r.hashes.count == 500, "every restart's 5 pictures decoded")
         let growth = rssKiB() - rssAfter10
-        XCTAssertLessThan(growth, 20_000, "RSS grew \(growth) KiB over 90 restarts")
+        #expect(growth < 20_000, "RSS grew \(growth) KiB over 90 restarts")
     }
 
-    func testAllowFromDropsAndCountsOtherSenders() throws {
+    @Test func allowFromDropsAndCountsOtherSenders() throws {
         let path = Fixtures.capture("test/h264-aud.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
@@ -148,19 +161,19 @@ final class LinkBehaviourTests: XCTestCase {
             Sender.udp(port: boundPort, datagrams: aus, pauseMicros: { _ in 1_000 })   // pacing: 1 ms apart, like a sender
             let r = h.finish()
             if shouldPass {
-                XCTAssertEqual(r.hashes, expected, allow)
-                XCTAssertEqual(r.summary.disallowed, 0)
+                #expect(r.hashes == expected, "\(allow)")
+                #expect(r.summary.disallowed == 0)
             } else {
-                XCTAssertEqual(r.hashes.count, 0, allow)
-                XCTAssertEqual(r.summary.disallowed, aus.count, allow)
+                #expect(r.hashes.count == 0, "\(allow)")
+                #expect(r.summary.disallowed == aus.count, "\(allow)")
             }
         }
-        XCTAssertNil(AddressPrefix("not-an-address"))
-        XCTAssertTrue(AddressPrefix("192.168.1.0/24")!.contains([192, 168, 1, 77]))
-        XCTAssertFalse(AddressPrefix("192.168.1.0/24")!.contains([192, 168, 2, 77]))
+        #expect(AddressPrefix("not-an-address") == nil)
+        #expect(AddressPrefix("192.168.1.0/24")!.contains([192, 168, 1, 77]))
+        #expect(!(AddressPrefix("192.168.1.0/24")!.contains([192, 168, 2, 77])))
     }
 
-    func testMulticastGroupOnLoopback() throws {
+    @Test func multicastGroupOnLoopback() throws {
         // TTL 1 and the loopback interface: nothing leaves the machine.
         let path = Fixtures.capture("test/h264-aud.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
@@ -172,12 +185,18 @@ final class LinkBehaviourTests: XCTestCase {
         let sender = try StreamSender(destination: .udp(host: "239.77.0.1", port: port, interface: "127.0.0.1"))
         for au in Sender.accessUnits(of: try Fixtures.bytes(path)) { sender.send(au); usleep(1_000) }   // pacing: 1 ms apart, like a sender
         let r = h.finish()
-        XCTAssertEqual(r.hashes, expected)
+        #expect(r.hashes == expected)
     }
 
     /// A 10x flood of garbage on the port while a stream plays: memory stays bounded, the flood
     /// is counted, and once it ends the picture is right again from the next IDR.
-    func testFloodKeepsMemoryBoundedAndThePictureReturns() throws {
+    @Test func floodKeepsMemoryBoundedAndThePictureReturns() async {
+        await #expect(processExitsWith: .success, "measured in a process of its own") {
+            try LinkBehaviourTests.floodAndMeasureMemory()
+        }
+    }
+
+    private static func floodAndMeasureMemory() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")    // IDR at 0 and 30
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
@@ -206,10 +225,10 @@ final class LinkBehaviourTests: XCTestCase {
         }
         let r = h.finish()
         let growth = rssKiB() - before
-        XCTAssertLessThan(growth, 150_000, "RSS grew \(growth) KiB during the flood")
+        #expect(growth < 150_000, "RSS grew \(growth) KiB during the flood")
         // Garbage after an idle flush cannot be told from the rest of a cut unit: it shows as cuts.
-        XCTAssertGreaterThan(r.summary.junkBytes + r.summary.invalidNALUnits + r.summary.decodeErrors + r.summary.prematureIdleFlushes, 0,
-                             "the flood was seen and counted")
-        XCTAssertEqual(Array(r.hashes.suffix(15)), Array(expected.suffix(15)), "clean again from the IDR after the flood")
+        #expect(r.summary.junkBytes + r.summary.invalidNALUnits + r.summary.decodeErrors + r.summary.prematureIdleFlushes > 0,
+                "the flood was seen and counted")
+        #expect(Array(r.hashes.suffix(15)) == Array(expected.suffix(15)), "clean again from the IDR after the flood")
     }
 }

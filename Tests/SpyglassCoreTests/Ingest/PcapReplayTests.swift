@@ -1,4 +1,5 @@
-import XCTest
+import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,7 +7,11 @@ import Glibc
 
 /// Packet captures: our own sender captured with tcpdump on loopback, hand-built captures with
 /// IP fragments, and mangled files.
-final class PcapReplayTests: XCTestCase {
+///
+/// Serialized: one test captures loopback with tcpdump while spyglass sends to it.
+@Suite(.serialized) struct PcapReplayTests {
+    static let tcpdump = "/usr/bin/tcpdump"
+
     private func decode(_ source: sending ByteSource) -> Harness.Result {
         var o = ReceiverOptions()
         o.idleFlushMicros = 1_000
@@ -15,11 +20,10 @@ final class PcapReplayTests: XCTestCase {
         return h.finish()
     }
 
-    func testTcpdumpCaptureOfOurSenderReplaysBitExact() throws {
-        let tcpdump = "/usr/bin/tcpdump"
-        guard FileManager.default.isExecutableFile(atPath: tcpdump) else {
-            throw XCTSkip("\(tcpdump) not found: install the tcpdump package (tools/setup does)")
-        }
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: tcpdump),
+                   "/usr/bin/tcpdump not found: install the tcpdump package (tools/setup does)"))
+    func tcpdumpCaptureOfOurSenderReplaysBitExact() throws {
+        let tcpdump = Self.tcpdump
         let raw = Fixtures.capture("test/h264-aud.h264"), rtp = Fixtures.capture("test/h265-main.h265")
         let tmp = FileManager.default.temporaryDirectory
         let pcap = tmp.appendingPathComponent("lo-\(getpid()).pcap").path
@@ -34,16 +38,17 @@ final class PcapReplayTests: XCTestCase {
         FileManager.default.createFile(atPath: dumpLog, contents: nil)
         dump.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dumpLog))
         dump.standardOutput = FileHandle.nullDevice
-        try dump.run()
+        try Fixtures.launch(dump)   // with SIGINT unblocked: it is stopped with one
         defer { if dump.isRunning { dump.terminate(); dump.waitUntilExit() } }
         func log() -> String { (try? String(contentsOfFile: dumpLog, encoding: .utf8)) ?? "" }
         let listening = Wait.until { log().contains("listening on") || !dump.isRunning }
         guard listening && dump.isRunning else {
-            return XCTFail("tcpdump did not start capturing on lo within 10 s (it needs root or CAP_NET_RAW): \(log())")
+            Issue.record("tcpdump did not start capturing on lo within 10 s (it needs root or CAP_NET_RAW): \(log())")
+            return
         }
         for (file, port, extra) in [(raw, portA, [String]()), (rtp, portB, ["--rtp", "--mtu", "700"])] {
             let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", file, "udp://127.0.0.1:\(port)"] + extra)
-            XCTAssertEqual(rc, 0, err)
+            #expect(rc == 0, "\(err)")
         }
         // tcpdump writes packets in the order it captured them (-U: each one as it comes): once the
         // marker sent after both streams is in the file, so is everything before it.
@@ -55,23 +60,23 @@ final class PcapReplayTests: XCTestCase {
         }
         dump.interrupt()
         dump.waitUntilExit()
-        XCTAssertTrue(complete, "the end marker reached the capture file within 10 s: \(log())")
+        #expect(complete, "the end marker reached the capture file within 10 s: \(log())")
         // Two flows: the choice must be made.
-        XCTAssertThrowsError(try PcapSource(path: pcap)) { error in
-            XCTAssertTrue("\(error)".contains("several UDP flows"), "\(error)")
+        if let error = #expect(throws: (any Error).self, performing: { try PcapSource(path: pcap) }) {
+            #expect("\(error)".contains("several UDP flows"), "\(error)")
         }
         let a = try PcapSource(path: pcap, port: portA, speed: 0)
         let ra = decode(a)
-        XCTAssertEqual(ra.hashes, try Fixtures.ffmpegFrameMD5(raw))
+        #expect(ra.hashes == (try Fixtures.ffmpegFrameMD5(raw)))
         let b = try PcapSource(path: pcap, port: portB, speed: 0)
         let rb = decode(b)
-        XCTAssertEqual(rb.hashes, try Fixtures.ffmpegFrameMD5(rtp))
-        XCTAssertTrue(rb.summary.rtp)
+        #expect(rb.hashes == (try Fixtures.ffmpegFrameMD5(rtp)))
+        #expect(rb.summary.rtp)
     }
 
     /// A hand-built capture (raw IP link type): each access unit in one UDP datagram, the large
     /// ones cut into IPv4 fragments, plus non-UDP packets and a truncated (snaplen) packet.
-    func testFragmentsAreReassembledAndOtherTrafficCounted() throws {
+    @Test func fragmentsAreReassembledAndOtherTrafficCounted() throws {
         let path = Fixtures.capture("cases/field-320x240-60au.h264")
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
         var file: [UInt8] = [0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0, 101, 0, 0, 0]
@@ -108,30 +113,32 @@ final class PcapReplayTests: XCTestCase {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("frag-\(getpid()).pcap")
         try Data(file).write(to: url)
         let source = try PcapSource(path: url.path, speed: 0)
-        XCTAssertGreaterThan(fragmented, 0)
-        XCTAssertEqual(source.counts.fragmentsReassembled, fragmented)
-        XCTAssertEqual(source.counts.nonUDP, 6)
-        XCTAssertEqual(source.counts.truncated, 1)
+        #expect(fragmented > 0)
+        #expect(source.counts.fragmentsReassembled == fragmented)
+        #expect(source.counts.nonUDP == 6)
+        #expect(source.counts.truncated == 1)
         let r = decode(source)
-        XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(path))
+        #expect(r.hashes == (try Fixtures.ffmpegFrameMD5(path)))
     }
 
-    func testMangledCapturesGiveClearErrors() throws {
+    @Test func mangledCapturesGiveClearErrors() throws {
         let tmp = FileManager.default.temporaryDirectory
         let empty = tmp.appendingPathComponent("empty-\(getpid()).pcap")
         try Data([0xD4, 0xC3, 0xB2, 0xA1]).write(to: empty)
-        XCTAssertThrowsError(try PcapSource(path: empty.path))
+        #expect(throws: (any Error).self) { try PcapSource(path: empty.path) }
         let noUDP = tmp.appendingPathComponent("noudp-\(getpid()).pcap")
         try Data([0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0, 101, 0, 0, 0]).write(to: noUDP)
-        XCTAssertThrowsError(try PcapSource(path: noUDP.path)) { XCTAssertTrue("\($0)".contains("no UDP traffic"), "\($0)") }
+        if let error = #expect(throws: (any Error).self, performing: { try PcapSource(path: noUDP.path) }) {
+            #expect("\(error)".contains("no UDP traffic"), "\(error)")
+        }
         // Random bytes after a valid header: an error or an empty flow list, never a crash.
         var rng = SeededRandom(seed: 3)
         let junk = tmp.appendingPathComponent("junk-\(getpid()).pcap")
         try Data([0xD4, 0xC3, 0xB2, 0xA1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 0, 0, 1, 0, 0, 0]
                  + (0..<5000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }).write(to: junk)
-        XCTAssertThrowsError(try PcapSource(path: junk.path))
+        #expect(throws: (any Error).self) { try PcapSource(path: junk.path) }
         let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["replay", junk.path, "--display", "none"])
-        XCTAssertNotEqual(rc, 0)
-        XCTAssertTrue(err.hasPrefix("spyglass: error:"), err)
+        #expect(rc != 0)
+        #expect(err.hasPrefix("spyglass: error:"), "\(err)")
     }
 }

@@ -1,4 +1,5 @@
-import XCTest
+import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,10 +7,12 @@ import Glibc
 
 /// UDP in random datagram sizes, TCP (client and listen) in random write sizes, and stdin all
 /// give the same pictures as the file.
-final class TransportEquivalenceTests: XCTestCase {
+///
+/// Serialized: live receivers on loopback, fed as fast as they read.
+@Suite(.serialized) struct TransportEquivalenceTests {
     let captures = ["test/h264-high-4slices.h264", "test/h265-main.h265"]
 
-    func testUDPRandomDatagramSizes() throws {
+    @Test func udpRandomDatagramSizes() throws {
         for name in captures {
             let path = Fixtures.capture(name)
             let expected = try Fixtures.ffmpegFrameMD5(path)
@@ -18,15 +21,15 @@ final class TransportEquivalenceTests: XCTestCase {
             let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count))
             h.start()
             let cuts = Sender.randomCuts(try Fixtures.bytes(path), sizes: 1...1400, seed: 42)
-            XCTAssertGreaterThan(cuts.count, expected.count, "frames span several datagrams")
+            #expect(cuts.count > expected.count, "frames span several datagrams")
             Sender.udp(port: boundPort, datagrams: cuts)
             let r = h.finish()
-            XCTAssertEqual(r.hashes, expected, "UDP \(name)")
-            XCTAssertEqual(r.summary.datagrams, cuts.count)
+            #expect(r.hashes == expected, "UDP \(name)")
+            #expect(r.summary.datagrams == cuts.count)
         }
     }
 
-    func testTCPClientRandomWriteSizes() throws {
+    @Test func tcpClientRandomWriteSizes() throws {
         for name in captures {
             let path = Fixtures.capture(name)
             let expected = try Fixtures.ffmpegFrameMD5(path)
@@ -42,11 +45,11 @@ final class TransportEquivalenceTests: XCTestCase {
             let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count))
             h.start()
             let r = h.finish()
-            XCTAssertEqual(r.hashes, expected, "TCP client \(name)")
+            #expect(r.hashes == expected, "TCP client \(name)")
         }
     }
 
-    func testTCPListenRandomWriteSizes() throws {
+    @Test func tcpListenRandomWriteSizes() throws {
         for name in captures {
             let path = Fixtures.capture(name)
             let expected = try Fixtures.ffmpegFrameMD5(path)
@@ -56,15 +59,15 @@ final class TransportEquivalenceTests: XCTestCase {
             let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count))
             h.start()
             let fd = Sender.tcpConnect(port: port)
-            XCTAssertGreaterThanOrEqual(fd, 0)
+            #expect(fd >= 0)
             Sender.tcpWrite(fd: fd, chunks: Sender.randomCuts(try Fixtures.bytes(path), sizes: 1...5000, seed: 5))
             let r = h.finish()
-            XCTAssertEqual(r.hashes, expected, "TCP listen \(name)")
-            XCTAssertEqual(r.summary.connections, 1)
+            #expect(r.hashes == expected, "TCP listen \(name)")
+            #expect(r.summary.connections == 1)
         }
     }
 
-    func testTCPOneByteReads() throws {
+    @Test func tcpOneByteReads() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let source = try TCPSource(listenOn: "127.0.0.1", port: 0)
@@ -77,19 +80,19 @@ final class TransportEquivalenceTests: XCTestCase {
         // 1-byte writes for the first 4 KiB (start codes cut everywhere), then the rest.
         Sender.tcpWrite(fd: fd, chunks: bytes.prefix(4096).map { [$0] } + [Array(bytes.dropFirst(4096))])
         let r = h.finish()
-        XCTAssertEqual(r.hashes, expected)
+        #expect(r.hashes == expected)
     }
 
-    func testStdinGivesTheFileHashes() throws {
+    @Test func stdinGivesTheFileHashes() throws {
         let path = Fixtures.capture("test/h265-main.h265")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("stdin-\(getpid()).framemd5").path
         let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary,
             ["play", "-", "--display", "none", "--untimed", "--idle-flush-ms", "100", "--framemd5", out],
             stdin: try Data(contentsOf: URL(fileURLWithPath: path)))
-        XCTAssertEqual(rc, 0, err)
+        #expect(rc == 0, "\(err)")
         let got = Fixtures.parseFrameMD5(try String(contentsOfFile: out, encoding: .utf8))
-        XCTAssertEqual(got, expected)
-        XCTAssertTrue(err.contains("\(expected.count) frames decoded"), err)
+        #expect(got == expected)
+        #expect(err.contains("\(expected.count) frames decoded"), "\(err)")
     }
 }

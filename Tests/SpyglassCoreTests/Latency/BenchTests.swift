@@ -1,4 +1,5 @@
-import XCTest
+import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,32 +7,32 @@ import Glibc
 
 /// `spyglass bench --duration 2 --display none` writes a CSV whose stages are present,
 /// non-negative, and add up to glass-to-glass.
-final class BenchTests: XCTestCase {
-    func testBenchCSVStagesSumToTheTotal() throws {
+@Suite struct BenchTests {
+    @Test func benchCSVStagesSumToTheTotal() throws {
         let csv = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(getpid()).csv").path
         let (rc, out, err) = try Fixtures.run(Fixtures.spyglassBinary,
             ["bench", "--duration", "2", "--display", "none", "--size", "640x360", "--latency-log", csv, "--plot", "none"])
-        XCTAssertTrue(rc == 0 || rc == 3, "bench ran (\(rc)): \(err)")
-        XCTAssertTrue(out.contains("glass-to-glass"), out)
+        #expect(rc == 0 || rc == 3, "bench ran (\(rc)): \(err)")
+        #expect(out.contains("glass-to-glass"), "\(out)")
         let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
         let header = lines[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         let stageColumns = ["sender_network_ms", "assembly_ms", "decode_ms", "queue_ms", "render_ms"]
-        for c in stageColumns + ["glass_to_glass_ms", "receiver_added_ms"] { XCTAssertTrue(header.contains(c), c) }
+        for c in stageColumns + ["glass_to_glass_ms", "receiver_added_ms"] { #expect(header.contains(c), "\(c)") }
         var checked = 0
         for line in lines.dropFirst() {
             let cols = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
             let row = Dictionary(uniqueKeysWithValues: zip(header, cols))
             guard row["dropped"] == "0" else { continue }
             let stages = stageColumns.map { Double(row[$0] ?? "") }
-            XCTAssertFalse(stages.contains(nil), "every stage present: \(line)")
+            #expect(!stages.contains(nil), "every stage present: \(line)")
             let values = stages.compactMap { $0 }
-            for v in values { XCTAssertGreaterThanOrEqual(v, 0, line.description) }
-            let total = try XCTUnwrap(Double(row["glass_to_glass_ms"] ?? ""), line.description)
-            XCTAssertEqual(values.reduce(0, +), total, accuracy: 0.01, line.description)
-            let added = try XCTUnwrap(Double(row["receiver_added_ms"] ?? ""))
-            XCTAssertEqual(values.dropFirst().reduce(0, +), added, accuracy: 0.01)
+            for v in values { #expect(v >= 0, "\(line)") }
+            let total = try #require(Double(row["glass_to_glass_ms"] ?? ""), "\(line)")
+            #expect(abs(values.reduce(0, +) - total) <= 0.01, "\(line)")
+            let added = try #require(Double(row["receiver_added_ms"] ?? ""))
+            #expect(abs(values.dropFirst().reduce(0, +) - added) <= 0.01)
             checked += 1
         }
-        XCTAssertGreaterThan(checked, 30, "about 60 frames in 2 s at 30 fps")
+        #expect(checked > 30, "about 60 frames in 2 s at 30 fps")
     }
 }

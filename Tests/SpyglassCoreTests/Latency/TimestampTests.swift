@@ -1,47 +1,48 @@
-import XCTest
+import Foundation
+import Testing
 import CFFmpeg
 @testable import SpyglassCore
 
 /// The ST 0604 SEI and the pixel time code, written and read back.
-final class TimestampTests: XCTestCase {
-    func testSEIRoundTripIncludingValuesThatNeedEmulationPrevention() {
+@Suite struct TimestampTests {
+    @Test func seiRoundTripIncludingValuesThatNeedEmulationPrevention() {
         let values: [UInt64] = [0, 1, 0x0000_0300_0000_0001, 0x0000_0000_0001_0000, 1_764_000_000_123_456, UInt64.max]
         for codec in VideoCodec.allCases {
             for v in values {
                 let nal = PrecisionTimestampSEI.nalUnit(micros: v, codec: codec)
                 for i in 0..<(nal.count - 2) {
-                    XCTAssertFalse(nal[i] == 0 && nal[i + 1] == 0 && nal[i + 2] <= 3, "start code emulation in \(nal)")
+                    #expect(!(nal[i] == 0 && nal[i + 1] == 0 && nal[i + 2] <= 3), "start code emulation in \(nal)")
                 }
-                XCTAssertEqual(PrecisionTimestampSEI.read(seiNALUnit: nal, codec: codec), v, "\(codec) \(v)")
+                #expect(PrecisionTimestampSEI.read(seiNALUnit: nal, codec: codec) == v, "\(codec) \(v)")
                 // Through the Annex B scanner, as a receiver sees it.
                 var s = AnnexBScanner()
                 var units: [[UInt8]] = []
                 s.push([0, 0, 0, 1] + nal + [0, 0, 1, 0x09, 0xF0], arrivalMicros: 0) { units.append($0.bytes) }
-                XCTAssertEqual(units.first, nal)
+                #expect(units.first == nal)
             }
         }
     }
 
-    func testSEIPayloadHasTheST0604Layout() {
+    @Test func seiPayloadHasTheST0604Layout() {
         let p = PrecisionTimestampSEI.payload(micros: 0x0102_0304_0506_0708, codec: .h264)
-        XCTAssertEqual(p.count, 28)
-        XCTAssertEqual(Array(p[0..<16]), Array("MISPmicrosectime".utf8))
-        XCTAssertEqual(Array(p[17...]), [1, 2, 0xFF, 3, 4, 0xFF, 5, 6, 0xFF, 7, 8])
+        #expect(p.count == 28)
+        #expect(Array(p[0..<16]) == Array("MISPmicrosectime".utf8))
+        #expect(Array(p[17...]) == [1, 2, 0xFF, 3, 4, 0xFF, 5, 6, 0xFF, 7, 8])
     }
 
-    func testSEIAmongOtherMessagesAndMalformedSEI() {
+    @Test func seiAmongOtherMessagesAndMalformedSEI() {
         // An SEI NAL with a recovery point message (type 6) first, then our time stamp.
         let payload = PrecisionTimestampSEI.payload(micros: 42, codec: .h264)
         let rbsp: [UInt8] = [6, 1, 0x84] + [5, 28] + payload + [0x80]
-        XCTAssertEqual(PrecisionTimestampSEI.read(seiNALUnit: [0x06] + RBSP.escape(rbsp), codec: .h264), 42)
+        #expect(PrecisionTimestampSEI.read(seiNALUnit: [0x06] + RBSP.escape(rbsp), codec: .h264) == 42)
         // Claimed size past the end: no value, no crash.
-        XCTAssertNil(PrecisionTimestampSEI.read(seiNALUnit: [0x06, 5, 200, 1, 2, 3], codec: .h264))
-        XCTAssertNil(PrecisionTimestampSEI.read(seiNALUnit: [0x06, 0xFF, 0xFF, 0xFF], codec: .h264))
+        #expect(PrecisionTimestampSEI.read(seiNALUnit: [0x06, 5, 200, 1, 2, 3], codec: .h264) == nil)
+        #expect(PrecisionTimestampSEI.read(seiNALUnit: [0x06, 0xFF, 0xFF, 0xFF], codec: .h264) == nil)
     }
 
-    func testTimeCodeRejectsAHalfUpdatedCode() {
+    @Test func timeCodeRejectsAHalfUpdatedCode() {
         let old: UInt64 = 1_764_000_000_000_000
-        XCTAssertEqual(TimeCode.value(from: TimeCode.bits(for: old)), old)
+        #expect(TimeCode.value(from: TimeCode.bits(for: old)) == old)
         // Every tear point between an old and a new code reads as nil, the old or the new value:
         // never as a third value.
         for new in [old + 33_333, old + (1 << 40) + 33_333] {
@@ -50,21 +51,21 @@ final class TimestampTests: XCTestCase {
             for cut in 1..<a.count {
                 let torn = Array(a[0..<cut] + b[cut...])
                 let v = TimeCode.value(from: torn)
-                XCTAssertTrue(v == nil || v == old || v == new, "cut \(cut) read \(String(describing: v))")
+                #expect(v == nil || v == old || v == new, "cut \(cut) read \(String(describing: v))")
                 if v == nil { rejected += 1 }
             }
-            XCTAssertGreaterThan(rejected, 0)
+            #expect(rejected > 0)
         }
         // Top row old and bottom row new, where both rows changed: rejected.
         let a = TimeCode.bits(for: old), b = TimeCode.bits(for: old + (1 << 40) + 33_333)
-        XCTAssertNil(TimeCode.value(from: Array(a[0..<44] + b[44...])))
+        #expect(TimeCode.value(from: Array(a[0..<44] + b[44...])) == nil)
     }
 
     /// Encode the pattern at a low bitrate, decode it, read the code from the decoded luma.
     /// With `veryfast` every code reads back exactly. With `ultrafast` at this starved rate the
     /// encoder may skip the code's macroblocks of a frame (one strip keeps the last frame's code),
     /// so there the property is the observer's: where top and bottom agree, the code is exact.
-    func testTimeCodeSurvivesLowBitrateCompression() throws {
+    @Test func timeCodeSurvivesLowBitrateCompression() throws {
         for codec in VideoCodec.allCases {
             try checkTimeCodeAtLowBitrate(codec: codec, preset: "veryfast", strict: true)
             try checkTimeCodeAtLowBitrate(codec: codec, preset: "ultrafast", strict: false)
@@ -112,19 +113,21 @@ final class TimestampTests: XCTestCase {
                     }
                 }
             }
-            XCTAssertEqual(read.count, sent.count, "\(codec) \(preset): one picture per frame, none held back")
+            #expect(read.count == sent.count, "\(codec) \(preset): one picture per frame, none held back")
             if strict {
-                XCTAssertEqual(read.compactMap { $0 }, Array(sent.prefix(read.count)), "\(codec) \(preset): every code read back exactly")
-                XCTAssertEqual(bottoms.compactMap { $0 }, Array(sent.prefix(bottoms.count)), "\(codec) \(preset): bottom codes too")
-                XCTAssertGreaterThan(bottoms.compactMap { $0 }.count, sent.count * 9 / 10)
+                #expect(read.compactMap { $0 } == Array(sent.prefix(read.count)),
+                        "\(codec) \(preset): every code read back exactly")
+                #expect(bottoms.compactMap { $0 } == Array(sent.prefix(bottoms.count)),
+                        "\(codec) \(preset): bottom codes too")
+                #expect(bottoms.compactMap { $0 }.count > sent.count * 9 / 10)
             } else {
                 var agreed = 0
                 for i in 0..<min(read.count, sent.count) {
                     guard let top = read[i], let bottom = bottoms[i], top == bottom else { continue }
                     agreed += 1
-                    XCTAssertEqual(top, sent[i], "\(codec) \(preset): frame \(i): an agreed code is the frame's own")
+                    #expect(top == sent[i], "\(codec) \(preset): frame \(i): an agreed code is the frame's own")
                 }
-                XCTAssertGreaterThan(agreed, sent.count * 3 / 4, "\(codec) \(preset): most frames readable")
+                #expect(agreed > sent.count * 3 / 4, "\(codec) \(preset): most frames readable")
             }
         }
     }

@@ -1,11 +1,14 @@
-import XCTest
+import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 @testable import SpyglassCore
 
 /// Joining late, parameter sets that came before us, bursts, and broken tails.
-final class JoinAndDamageTests: XCTestCase {
+///
+/// Serialized: live receivers on loopback; one test fills a socket buffer in one burst.
+@Suite(.serialized) struct JoinAndDamageTests {
     private func units(of au: [UInt8]) -> [[UInt8]] {
         var s = AnnexBScanner()
         var out: [[UInt8]] = []
@@ -14,16 +17,16 @@ final class JoinAndDamageTests: XCTestCase {
         return out
     }
 
-    func testHEVCOpenGOPJoinedAtACRADropsItsRASLPictures() throws {
+    @Test func hevcOpenGOPJoinedAtACRADropsItsRASLPictures() throws {
         let path = Fixtures.capture("test/h265-opengop.h265")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
         // The second CRA (type 21) in decode order.
         let cras = aus.indices.filter { i in units(of: aus[i]).contains { ($0[0] >> 1) & 0x3F == 21 } }
-        XCTAssertGreaterThanOrEqual(cras.count, 2)
+        #expect(cras.count >= 2)
         let join = cras[0]
         let hasRASL = aus[(join + 1)...].prefix(4).contains { au in units(of: au).contains { [8, 9].contains(($0[0] >> 1) & 0x3F) } }
-        XCTAssertTrue(hasRASL, "the capture has RASL pictures after its CRA")
+        #expect(hasRASL, "the capture has RASL pictures after its CRA")
         var p = RTPPacketizer(codec: .h265, ssrc: 7, mtu: 1200)
         let source = try UDPSource(host: "127.0.0.1", port: 0)
         let boundPort = source.boundPort
@@ -36,14 +39,14 @@ final class JoinAndDamageTests: XCTestCase {
             usleep(2_000)   // pacing: one access unit per 2 ms, like a sender
         }
         let r = h.finish()
-        XCTAssertGreaterThan(r.hashes.count, 20)
-        XCTAssertEqual(r.hashes, Array(expected.suffix(r.hashes.count)), "every picture shown is right: no RASL garbage")
-        XCTAssertEqual(r.summary.decodeErrors, 0)
+        #expect(r.hashes.count > 20)
+        #expect(r.hashes == Array(expected.suffix(r.hashes.count)), "every picture shown is right: no RASL garbage")
+        #expect(r.summary.decodeErrors == 0)
     }
 
     /// SPS/PPS only at the very start; a receiver that joins later waits quietly, and starts at
     /// the next IDR once it has them (here from an SDP's sprop-parameter-sets).
-    func testParameterSetsSentOnceThenAJoin() throws {
+    @Test func parameterSetsSentOnceThenAJoin() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
@@ -56,7 +59,7 @@ final class JoinAndDamageTests: XCTestCase {
             if withSDP {
                 let b64 = sets.map { Data($0).base64EncodedString() }.joined(separator: ",")
                 o.sdp = SessionDescription(text: "m=video 5600 RTP/AVP 96\na=rtpmap:96 H264/90000\na=fmtp:96 packetization-mode=1; sprop-parameter-sets=\(b64)\n")
-                XCTAssertEqual(o.sdp?.parameterSets.count, 2)
+                #expect(o.sdp?.parameterSets.count == 2)
             }
             var p = RTPPacketizer(codec: .h264, ssrc: 9, mtu: 1200)
             let source = try UDPSource(host: "127.0.0.1", port: 0)
@@ -69,16 +72,16 @@ final class JoinAndDamageTests: XCTestCase {
             }
             let r = h.finish()
             if withSDP {
-                XCTAssertEqual(r.hashes, Array(expected.dropFirst(30)), "decoding starts at the IDR at 30")
+                #expect(r.hashes == Array(expected.dropFirst(30)), "decoding starts at the IDR at 30")
             } else {
-                XCTAssertEqual(r.hashes.count, 0, "nothing to decode without parameter sets")
-                XCTAssertGreaterThan(r.summary.skippedBeforeRandomAccess, 30)
-                XCTAssertEqual(r.summary.decodeErrors, 0, "waiting is quiet: nothing sent to the decoder")
+                #expect(r.hashes.count == 0, "nothing to decode without parameter sets")
+                #expect(r.summary.skippedBeforeRandomAccess > 30)
+                #expect(r.summary.decodeErrors == 0, "waiting is quiet: nothing sent to the decoder")
             }
         }
     }
 
-    func testSEIWithEscapedStartCodeLikeBytesKeepsItsStampAndTheAccessUnits() throws {
+    @Test func seiWithEscapedStartCodeLikeBytesKeepsItsStampAndTheAccessUnits() throws {
         let path = Fixtures.capture("test/h264-aud.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
@@ -91,30 +94,30 @@ final class JoinAndDamageTests: XCTestCase {
         h.start()
         for d in stamped { Sender.udp(port: boundPort, datagrams: [d]); usleep(1_000) }   // pacing: 1 ms apart, like a sender
         let r = h.finish()
-        XCTAssertEqual(r.hashes, expected)
-        XCTAssertEqual(r.summary.accessUnits, aus.count)
-        XCTAssertEqual(r.timings.map(\.captureWallMicros), stamps)
+        #expect(r.hashes == expected)
+        #expect(r.summary.accessUnits == aus.count)
+        #expect(r.timings.map(\.captureWallMicros) == stamps)
     }
 
-    func testAKeyframeBurstLargerThanTheDefaultSocketBufferIsNotDropped() throws {
+    @Test func aKeyframeBurstLargerThanTheDefaultSocketBufferIsNotDropped() throws {
         let path = Fixtures.capture("default-720p30.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let bytes = try Fixtures.bytes(path)
         let defaultBuffer = Int((try? String(contentsOfFile: "/proc/sys/net/core/rmem_default", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "212992") ?? 212_992
-        XCTAssertGreaterThan(bytes.count, 2 * defaultBuffer, "the burst is larger than the default buffer")
+        #expect(bytes.count > 2 * defaultBuffer, "the burst is larger than the default buffer")
         let source = try UDPSource(host: "127.0.0.1", port: 0)
         let boundPort = source.boundPort
-        XCTAssertGreaterThan(source.grantedReceiveBufferBytes, bytes.count, "a large receive buffer was granted")
+        #expect(source.grantedReceiveBufferBytes > bytes.count, "a large receive buffer was granted")
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count))
         // All of it in one burst, before the receiver starts reading.
         Sender.udp(port: boundPort, datagrams: Sender.randomCuts(bytes, sizes: 1400...1400, seed: 1), yieldEvery: 0)
         h.start()
         let r = h.finish()
-        XCTAssertEqual(r.hashes, expected)
+        #expect(r.hashes == expected)
     }
 
-    func testZeroLengthOrTruncatedUnitAtTheEndOfAStream() throws {
+    @Test func zeroLengthOrTruncatedUnitAtTheEndOfAStream() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let bytes = try Fixtures.bytes(path)
@@ -124,14 +127,14 @@ final class JoinAndDamageTests: XCTestCase {
         let zero = tmp.appendingPathComponent("zero-\(getpid()).h264")
         try Data(bytes + [0, 0, 0, 1]).write(to: zero)
         let r1 = try Harness.decodeFile(zero.path)
-        XCTAssertEqual(r1.hashes, expected)
-        XCTAssertEqual(r1.summary.zeroLengthNALUnits, 1)
+        #expect(r1.hashes == expected)
+        #expect(r1.summary.zeroLengthNALUnits == 1)
         // The last access unit cut in the middle of its slice.
         let cut = tmp.appendingPathComponent("cut-\(getpid()).h264")
         let head = Array(aus.dropLast().joined())
         try Data(head + Array(aus.last!.prefix(aus.last!.count / 2))).write(to: cut)
         let r2 = try Harness.decodeFile(cut.path)
-        XCTAssertEqual(Array(r2.hashes.prefix(expected.count - 1)), Array(expected.dropLast()))
-        XCTAssertLessThanOrEqual(r2.hashes.count, expected.count)
+        #expect(Array(r2.hashes.prefix(expected.count - 1)) == Array(expected.dropLast()))
+        #expect(r2.hashes.count <= expected.count)
     }
 }

@@ -1,4 +1,5 @@
-import XCTest
+import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -6,7 +7,9 @@ import Glibc
 
 /// RTP on real sockets: from ffmpeg's RTP muxer (an independent packetizer) and from ours,
 /// through tools/impair for loss, duplication, reordering and truncation.
-final class RTPIngestTests: XCTestCase {
+///
+/// Serialized: live receivers on loopback, fed by ffmpeg, by tools/impair or paced from here.
+@Suite(.serialized) struct RTPIngestTests {
     /// Our packetizer's datagrams for a file, one group per access unit.
     static func rtpPackets(_ path: String, codec: VideoCodec, ssrc: UInt32 = 0x1234_5678, firstSeq: UInt16 = 65_500,
                            mtu: Int = 1200) throws -> [[[UInt8]]] {
@@ -20,7 +23,7 @@ final class RTPIngestTests: XCTestCase {
         }
     }
 
-    func testRTPFromFFmpegIsBitExact() throws {
+    @Test func rtpFromFFmpegIsBitExact() throws {
         for (name, codec) in [("test/h264-high-4slices.h264", VideoCodec.h264), ("test/h265-4slices.h265", .h265),
                               ("default-720p30.h264", .h264)] {
             let path = Fixtures.capture(name)
@@ -31,17 +34,17 @@ final class RTPIngestTests: XCTestCase {
             h.start()
             let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-re", "-i", path, "-c", "copy",
                 "-f", "rtp", "rtp://127.0.0.1:\(boundPort)?pkt_size=1200"])
-            XCTAssertEqual(rc, 0, err)
+            #expect(rc == 0, "\(err)")
             let r = h.finish()
-            XCTAssertTrue(r.summary.rtp, "\(name): RTP detected")
-            XCTAssertEqual(r.summary.codec, codec.displayName)
-            XCTAssertEqual(r.hashes, expected, name)
-            XCTAssertEqual(r.summary.datagramsLost, 0)
-            XCTAssertEqual(r.summary.decodeErrors, 0)
+            #expect(r.summary.rtp, "\(name): RTP detected")
+            #expect(r.summary.codec == codec.displayName)
+            #expect(r.hashes == expected, "\(name)")
+            #expect(r.summary.datagramsLost == 0)
+            #expect(r.summary.decodeErrors == 0)
         }
     }
 
-    func testMarkerBitEndsTheAccessUnitWithoutWaiting() throws {
+    @Test func markerBitEndsTheAccessUnitWithoutWaiting() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")
         let groups = try Self.rtpPackets(path, codec: .h264)
         let source = try UDPSource(host: "127.0.0.1", port: 0)
@@ -54,17 +57,17 @@ final class RTPIngestTests: XCTestCase {
         for (i, g) in groups.enumerated() {
             Sender.udp(port: boundPort, datagrams: g)
             guard h.waitForFrames(i + 1) else {
-                XCTFail("frame \(i) did not come out within 10 s of its access unit, with nothing sent after it")
+                Issue.record("frame \(i) did not come out within 10 s of its access unit, with nothing sent after it")
                 h.pipeline.stop()
                 break
             }
         }
         let r = h.finish()
-        XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(path))
-        XCTAssertEqual(Set(r.timings.map(\.completion)), [.markerBit])
+        #expect(r.hashes == (try Fixtures.ffmpegFrameMD5(path)))
+        #expect(Set(r.timings.map(\.completion)) == [.markerBit])
     }
 
-    func testSTAPAAndAggregationPacketsAndSequenceWrap() throws {
+    @Test func stapaAndAggregationPacketsAndSequenceWrap() throws {
         // Parameter sets in one STAP-A (H.264) / AP (H.265), the rest FU and single NAL packets,
         // with sequence numbers wrapping through 65535.
         for (name, codec) in [("test/h264-baseline.h264", VideoCodec.h264), ("test/h265-main.h265", .h265)] {
@@ -92,12 +95,12 @@ final class RTPIngestTests: XCTestCase {
             h.start()
             for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
             let r = h.finish()
-            XCTAssertEqual(r.hashes, try Fixtures.ffmpegFrameMD5(path), name)
-            XCTAssertEqual(r.summary.datagramsLost, 0, name)
+            #expect(r.hashes == (try Fixtures.ffmpegFrameMD5(path)), "\(name)")
+            #expect(r.summary.datagramsLost == 0, "\(name)")
         }
     }
 
-    func testNewSSRCResetsAndThePictureReturns() throws {
+    @Test func newSSRCResetsAndThePictureReturns() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")   // IDR every 30 frames
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let a = try Self.rtpPackets(path, codec: .h264, ssrc: 0xAAAA_0001, firstSeq: 100)
@@ -110,12 +113,12 @@ final class RTPIngestTests: XCTestCase {
         for g in a.prefix(20) { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
         for g in b { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
         let r = h.finish()
-        XCTAssertEqual(r.summary.resets, 1)
-        XCTAssertEqual(Array(r.hashes.prefix(20)), Array(expected.prefix(20)))
-        XCTAssertEqual(Array(r.hashes.dropFirst(20)), expected, "after the restart every frame is right again")
+        #expect(r.summary.resets == 1)
+        #expect(Array(r.hashes.prefix(20)) == Array(expected.prefix(20)))
+        #expect(Array(r.hashes.dropFirst(20)) == expected, "after the restart every frame is right again")
     }
 
-    func testIntraRefreshJoinWithoutIDRRecoversWithinTheRefreshPeriod() throws {
+    @Test func intraRefreshJoinWithoutIDRRecoversWithinTheRefreshPeriod() throws {
         // x264 intra refresh: only the first picture is IDR; later periods start with a recovery
         // point SEI. Join after the IDR; decoding starts at the next recovery point.
         let path = Fixtures.capture("test/h264-intra-refresh.h264")
@@ -130,14 +133,15 @@ final class RTPIngestTests: XCTestCase {
         h.start()
         for g in groups.dropFirst(join) { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
         let r = h.finish()
-        XCTAssertGreaterThan(r.summary.skippedBeforeRandomAccess, 0, "waited for the recovery point")
-        let firstAU = try XCTUnwrap(r.presentedAccessUnits.first)
+        #expect(r.summary.skippedBeforeRandomAccess > 0, "waited for the recovery point")
+        let firstAU = try #require(r.presentedAccessUnits.first)
         // Access unit indexes count from the join; frame k of ours is frame join+k of the file.
         let period = 30
         let clean = r.hashes.indices.filter { r.presentedAccessUnits[$0] - firstAU >= period }
-        XCTAssertGreaterThan(clean.count, 10)
+        #expect(clean.count > 10)
         for i in clean {
-            XCTAssertEqual(r.hashes[i], expected[join + r.presentedAccessUnits[i]], "frame \(join + r.presentedAccessUnits[i]) after recovery")
+            #expect(r.hashes[i] == expected[join + r.presentedAccessUnits[i]],
+                    "frame \(join + r.presentedAccessUnits[i]) after recovery")
         }
     }
 
@@ -163,7 +167,7 @@ final class RTPIngestTests: XCTestCase {
         // stderr inherited.
         let out = Pipe()
         p.standardOutput = out
-        try p.run()
+        try Fixtures.launch(p)   // with SIGTERM unblocked: it is stopped with one
         defer { if p.isRunning { p.terminate() }; p.waitUntilExit() }
         // First line: {"listening": PORT}
         var line = Data()
@@ -173,7 +177,7 @@ final class RTPIngestTests: XCTestCase {
             line.append(more)
         }
         let json = try? JSONSerialization.jsonObject(with: line.prefix { $0 != 0x0A }) as? [String: Int]
-        let port = UInt16(try XCTUnwrap(json?["listening"], "tools/impair printed no port: \(String(decoding: line, as: UTF8.self))"))
+        let port = UInt16(try #require(json?["listening"], "tools/impair printed no port: \(String(decoding: line, as: UTF8.self))"))
         // Pacing: one access unit every 3 ms, as a sender on a link would.
         for g in impaired { Sender.udp(port: port, datagrams: g); usleep(3_000) }
         // The proxy handles datagrams in order: once a marker sent after the stream is through, the
@@ -183,7 +187,7 @@ final class RTPIngestTests: XCTestCase {
             Sender.udp(port: port, datagrams: [marker])
             return false
         }
-        XCTAssertTrue(through, "tools/impair passed the stream on within 10 s")
+        #expect(through, "tools/impair passed the stream on within 10 s")
         p.terminate()   // it sends what it still holds, then exits
         p.waitUntilExit()
         for g in clean { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
@@ -192,7 +196,7 @@ final class RTPIngestTests: XCTestCase {
 
     /// The same receiver, after loss, duplication, reordering and truncation, recovers at the next
     /// IDR: from there every picture is bit-exact and none is flagged damaged.
-    func testLossDuplicationReorderAndTruncationAreCountedAndThePictureRecovers() throws {
+    @Test func lossDuplicationReorderAndTruncationAreCountedAndThePictureRecovers() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")   // IDR at 0 and 30
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let groups = try Self.rtpPackets(path, codec: .h264, mtu: 300)
@@ -203,17 +207,20 @@ final class RTPIngestTests: XCTestCase {
             let r = try throughImpair(["--loss", "\(loss)", "--dup", "\(loss)", "--reorder", "\(loss)", "--truncate", "\(loss / 2)",
                                        "--seed", "\(seed)"], impaired: Array(groups.prefix(25)), clean: Array(groups.dropFirst(25)),
                                       frames: 1000)
-            XCTAssertGreaterThan(r.summary.datagramsLost + r.summary.datagramsDuplicated + r.summary.datagramsReordered, 0, "faults seen at \(loss)")
+            #expect(r.summary.datagramsLost + r.summary.datagramsDuplicated + r.summary.datagramsReordered > 0,
+                    "faults seen at \(loss)")
             // Damage reached this receiver: access units with lost bytes (shown flagged, or skipped
             // while it waited for a clean random-access point when the first IDR was hit).
-            XCTAssertGreaterThan(r.summary.damagedAccessUnits, 0, "\(loss): damaged access units before the IDR")
-            XCTAssertGreaterThanOrEqual(r.hashes.count, tail, "\(loss)")
-            XCTAssertEqual(Array(r.hashes.suffix(tail)), Array(expected.suffix(tail)), "\(loss): bit-exact again from the IDR at \(idr)")
-            XCTAssertEqual(Array(r.damaged.suffix(tail)), Array(repeating: false, count: tail), "\(loss): no damage flag from the IDR on")
+            #expect(r.summary.damagedAccessUnits > 0, "\(loss): damaged access units before the IDR")
+            #expect(r.hashes.count >= tail, "\(loss)")
+            #expect(Array(r.hashes.suffix(tail)) == Array(expected.suffix(tail)),
+                    "\(loss): bit-exact again from the IDR at \(idr)")
+            #expect(Array(r.damaged.suffix(tail)) == Array(repeating: false, count: tail),
+                    "\(loss): no damage flag from the IDR on")
         }
     }
 
-    func testLossMidStreamIsConcealedThenCleanAtTheNextIDR() throws {
+    @Test func lossMidStreamIsConcealedThenCleanAtTheNextIDR() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         var groups = try Self.rtpPackets(path, codec: .h264, mtu: 300)
@@ -226,16 +233,16 @@ final class RTPIngestTests: XCTestCase {
         h.start()
         for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
         let r = h.finish()
-        XCTAssertEqual(r.summary.datagramsLost, 2)
-        XCTAssertEqual(r.summary.damagedAccessUnits, 2)
-        XCTAssertEqual(r.hashes.count, expected.count, "a concealed frame for every access unit")
-        XCTAssertEqual(r.damaged.filter { $0 }.count >= 2, true)
-        XCTAssertEqual(Array(r.hashes.prefix(5)), Array(expected.prefix(5)))
-        XCTAssertNotEqual(r.hashes[5], expected[5], "frame 5 is concealed, not the original")
-        XCTAssertEqual(Array(r.hashes.suffix(15)), Array(expected.suffix(15)), "clean again from the IDR at 30")
+        #expect(r.summary.datagramsLost == 2)
+        #expect(r.summary.damagedAccessUnits == 2)
+        #expect(r.hashes.count == expected.count, "a concealed frame for every access unit")
+        #expect(r.damaged.filter { $0 }.count >= 2)
+        #expect(Array(r.hashes.prefix(5)) == Array(expected.prefix(5)))
+        #expect(r.hashes[5] != expected[5], "frame 5 is concealed, not the original")
+        #expect(Array(r.hashes.suffix(15)) == Array(expected.suffix(15)), "clean again from the IDR at 30")
     }
 
-    func testASenderRestartWithTheOtherCodecIsFollowed() throws {
+    @Test func aSenderRestartWithTheOtherCodecIsFollowed() throws {
         let a = Fixtures.capture("test/h264-aud.h264"), b = Fixtures.capture("test/h265-main.h265")
         let expected = try Fixtures.ffmpegFrameMD5(a) + Fixtures.ffmpegFrameMD5(b)
         let groups = try Self.rtpPackets(a, codec: .h264, ssrc: 1, firstSeq: 10) + Self.rtpPackets(b, codec: .h265, ssrc: 2, firstSeq: 5000)
@@ -245,11 +252,11 @@ final class RTPIngestTests: XCTestCase {
         h.start()
         for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
         let r = h.finish()
-        XCTAssertEqual(r.hashes, expected)
-        XCTAssertEqual(r.summary.codec, "H.265")
+        #expect(r.hashes == expected)
+        #expect(r.summary.codec == "H.265")
     }
 
-    func testReorderWindowPutsPacketsBackInOrder() throws {
+    @Test func reorderWindowPutsPacketsBackInOrder() throws {
         let path = Fixtures.capture("test/h264-high-4slices.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         var rng = SeededRandom(seed: 11)
@@ -268,13 +275,13 @@ final class RTPIngestTests: XCTestCase {
         h.start()
         for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
         let r = h.finish()
-        XCTAssertEqual(r.hashes, expected)
-        XCTAssertEqual(r.summary.datagramsLost, 0)
+        #expect(r.hashes == expected)
+        #expect(r.summary.datagramsLost == 0)
     }
 
     /// Stray packets from two other senders before a real stream must not wedge the receiver in
     /// restarts (found by a bad-input run: every packet used to reset the decoder again).
-    func testStrayPacketsFromSeveralSendersDoNotWedgeTheStream() throws {
+    @Test func strayPacketsFromSeveralSendersDoNotWedgeTheStream() throws {
         let path = Fixtures.capture("test/h264-aud.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let stray = [RTPPacket.build(marker: false, payloadType: 96, sequenceNumber: 1, timestamp: 0, ssrc: 0xAAAA, payload: [0x41, 0x9A, 0, 1]),
@@ -287,7 +294,7 @@ final class RTPIngestTests: XCTestCase {
         Sender.udp(port: boundPort, datagrams: stray)
         for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
         let r = h.finish()
-        XCTAssertEqual(r.hashes, expected)
-        XCTAssertLessThanOrEqual(r.summary.resets, 2, "one restart per new sender, not one per packet")
+        #expect(r.hashes == expected)
+        #expect(r.summary.resets <= 2, "one restart per new sender, not one per packet")
     }
 }

@@ -1,11 +1,14 @@
-import XCTest
+import Foundation
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 @testable import SpyglassCore
 
 /// The flight recorder: round trip, and `kill -9` at random moments.
-final class RecorderTests: XCTestCase {
+///
+/// Serialized: live receivers on loopback, and spyglass processes recording from UDP ports.
+@Suite(.serialized) struct RecorderTests {
     private func replayHashes(_ stream: String) throws -> ([Fixtures.FrameHash], RecordingIndex) {
         let source = try RecordingSource(streamPath: stream, untimed: true)
         var o = ReceiverOptions()
@@ -15,7 +18,7 @@ final class RecorderTests: XCTestCase {
         return (h.finish().hashes, source.index)
     }
 
-    func testRecordThenReplayIsBitExactWithTheArrivalTimesSeenLive() throws {
+    @Test func recordThenReplayIsBitExactWithTheArrivalTimesSeenLive() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
@@ -30,17 +33,18 @@ final class RecorderTests: XCTestCase {
         h.start()
         for au in aus { Sender.udp(port: boundPort, datagrams: Sender.randomCuts(au, sizes: 1200...1200, seed: 1)); usleep(5_000) }   // pacing: one access unit per 5 ms, like a sender
         let live = h.finish()
-        XCTAssertEqual(live.hashes, expected)
+        #expect(live.hashes == expected)
         let (replayed, index) = try replayHashes(base + ".h264")
-        XCTAssertEqual(replayed, expected, "replay is bit-exact")
-        XCTAssertEqual(index.entries.count, aus.count)
-        XCTAssertEqual(index.repaired, 0)
-        XCTAssertEqual(index.entries.map(\.firstByteMicros), live.timings.map(\.firstByteMicros), "index times are the live arrival times")
-        XCTAssertEqual(index.entries.map(\.lastByteMicros), live.timings.map(\.lastByteMicros))
-        XCTAssertEqual(index.entries.filter(\.keyframe).count, 2)
+        #expect(replayed == expected, "replay is bit-exact")
+        #expect(index.entries.count == aus.count)
+        #expect(index.repaired == 0)
+        #expect(index.entries.map(\.firstByteMicros) == live.timings.map(\.firstByteMicros),
+                "index times are the live arrival times")
+        #expect(index.entries.map(\.lastByteMicros) == live.timings.map(\.lastByteMicros))
+        #expect(index.entries.filter(\.keyframe).count == 2)
     }
 
-    func testReplaySeekPauseAndStep() throws {
+    @Test func replaySeekPauseAndStep() throws {
         // A recording with real arrival times: 45 access units 20 ms apart, IDRs at 0 and 30.
         let path = Fixtures.capture("test/h264-baseline.h264")
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
@@ -56,27 +60,27 @@ final class RecorderTests: XCTestCase {
         if let a = asm.flush(atMicros: 0, reason: .endOfStream) { recorder.record(a, parameterSets: [], wallMicros: 0) }
         recorder.close()
         let source = try RecordingSource(streamPath: base + ".h264", untimed: true)
-        XCTAssertEqual(source.index.entries.count, 45)
+        #expect(source.index.entries.count == 45)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         func next() throws -> SourceEvent { try buffer.withUnsafeMutableBytes { try source.read(into: $0, timeoutMicros: 1_000) } }
         // Seek to 0.7 s: lands on the IDR at access unit 30 (0.6 s), the keyframe before the target.
         source.seek(by: 0.7)
         _ = try next()
-        XCTAssertEqual(source.progress.frame, 31, "delivering entry 30")
-        XCTAssertEqual(source.positionSeconds, 0.6, accuracy: 0.001)
+        #expect(source.progress.frame == 31, "delivering entry 30")
+        #expect(abs(source.positionSeconds - 0.6) <= 0.001)
         // Pause: nothing more until a step.
         source.togglePause()
         while case .data = try next() {}        // finish the access unit in progress
-        XCTAssertEqual(try next(), .timeout)
+        #expect((try next()) == .timeout)
         source.step()
-        if case .data = try next() {} else { XCTFail("a step delivers one access unit") }
-        XCTAssertEqual(source.progress.frame, 32)
-        XCTAssertTrue(source.progress.paused)
+        if case .data = try next() {} else { Issue.record("a step delivers one access unit") }
+        #expect(source.progress.frame == 32)
+        #expect(source.progress.paused)
     }
 
     /// `replay --from` is frame-accurate: it decodes from the keyframe before the target and shows
     /// (and hashes) only the pictures from the target on.
-    func testReplayFromIsFrameAccurate() throws {
+    @Test func replayFromIsFrameAccurate() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
@@ -94,14 +98,14 @@ final class RecorderTests: XCTestCase {
         let out = base + ".framemd5"
         let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["replay", base + ".h264", "--from", "0.7",
             "--display", "none", "--untimed", "--framemd5", out])
-        XCTAssertEqual(rc, 0, err)
+        #expect(rc == 0, "\(err)")
         // 0.7 s is entry 35; the keyframe before it is the IDR at 30 (0.6 s).
-        XCTAssertEqual(Fixtures.parseFrameMD5(try String(contentsOfFile: out, encoding: .utf8)), Array(expected.dropFirst(35)))
+        #expect(Fixtures.parseFrameMD5(try String(contentsOfFile: out, encoding: .utf8)) == Array(expected.dropFirst(35)))
     }
 
     /// A replay's latency log uses the recorded arrival and capture times: the sender+network stage
     /// of every frame equals the live run's.
-    func testReplayLatencyLogReproducesTheLiveAnalysis() throws {
+    @Test func replayLatencyLogReproducesTheLiveAnalysis() throws {
         let tmp = FileManager.default.temporaryDirectory
         let base = tmp.appendingPathComponent("livelat-\(getpid())").path
         let port = try Sender.freeUDPPort()
@@ -109,35 +113,35 @@ final class RecorderTests: XCTestCase {
         live.executableURL = URL(fileURLWithPath: Fixtures.spyglassBinary)
         live.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--timeout", "4",
                           "--record", base, "--latency-log", base + "-live.csv", "--idle-flush-ms", "20"]
-        try live.run()   // stdout and stderr inherited: no pipe to fill; --timeout 4 ends it
-        XCTAssertTrue(Wait.until { Fixtures.udpPortIsBound(port) || !live.isRunning } && live.isRunning,
-                      "spyglass play bound udp port \(port) within 10 s")
+        try Fixtures.launch(live)   // stdout and stderr inherited: no pipe to fill; --timeout 4 ends it
+        #expect(Wait.until { Fixtures.udpPortIsBound(port) || !live.isRunning } && live.isRunning,
+                "spyglass play bound udp port \(port) within 10 s")
         let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)",
             "--size", "320x240", "--duration", "1.5"])
-        XCTAssertEqual(rc, 0, err)
+        #expect(rc == 0, "\(err)")
         live.waitUntilExit()
         let (rc2, _, err2) = try Fixtures.run(Fixtures.spyglassBinary, ["replay", base + ".h264", "--display", "none", "--untimed",
             "--latency-log", base + "-replay.csv"])
-        XCTAssertEqual(rc2, 0, err2)
+        #expect(rc2 == 0, "\(err2)")
         func column(_ file: String) throws -> [Double] {
             let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n")
             let header = lines[0].split(separator: ",", omittingEmptySubsequences: false)
-            let k = try XCTUnwrap(header.firstIndex(of: "sender_network_ms"))
+            let k = try #require(header.firstIndex(of: "sender_network_ms"))
             return lines.dropFirst().compactMap { Double($0.split(separator: ",", omittingEmptySubsequences: false)[k]) }
         }
         let a = try column(base + "-live.csv"), b = try column(base + "-replay.csv")
-        XCTAssertGreaterThan(a.count, 30)
-        XCTAssertEqual(a.count, b.count)
-        for (x, y) in zip(a, b) { XCTAssertEqual(x, y, accuracy: 0.05, "sender+network, live vs replay") }
+        #expect(a.count > 30)
+        #expect(a.count == b.count)
+        for (x, y) in zip(a, b) { #expect(abs(x - y) <= 0.05, "sender+network, live vs replay") }
     }
 
-    func testKillNineWhileRecordingLeavesAReplayableFile() throws {
+    @Test func killNineWhileRecordingLeavesAReplayableFile() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
         var rng = SeededRandom(seed: 2024)
         var recordedRuns = 0
-        defer { XCTAssertGreaterThan(recordedRuns, 10, "most runs recorded something before the kill") }
+        defer { #expect(recordedRuns > 10, "most runs recorded something before the kill") }
         for run in 0..<20 {
             let base = FileManager.default.temporaryDirectory.appendingPathComponent("kill-\(getpid())-\(run)").path
             let port = try Sender.freeUDPPort()
@@ -146,11 +150,11 @@ final class RecorderTests: XCTestCase {
             p.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--record", base, "--timeout", "20",
                            "--idle-flush-ms", "50"]   // crash safety is under test, not the idle guess
             p.standardError = FileHandle.nullDevice
-            try p.run()
+            try Fixtures.launch(p)
             // Wait until the child has bound its port (start-up time varies on a loaded machine).
             // /proc/net/udp is read, not the port taken: binding it to probe could steal it from the child.
             guard Wait.until({ Fixtures.udpPortIsBound(port) || !p.isRunning }), p.isRunning else {
-                XCTFail("run \(run): spyglass play did not bind udp port \(port) within 10 s (exit \(p.isRunning ? 0 : p.terminationStatus))")
+                Issue.record("run \(run): spyglass play did not bind udp port \(port) within 10 s (exit \(p.isRunning ? 0 : p.terminationStatus))")
                 if p.isRunning { kill(p.processIdentifier, SIGKILL) }
                 p.waitUntilExit()
                 continue
@@ -168,13 +172,13 @@ final class RecorderTests: XCTestCase {
             guard let idx = RecordingIndex.load(streamPath: base + ".h264"), !idx.entries.isEmpty else { continue }
             recordedRuns += 1
             let (replayed, index) = try replayHashes(base + ".h264")
-            XCTAssertLessThanOrEqual(index.entries.count, killAfter + 1, "run \(run)")
-            XCTAssertEqual(replayed.count, index.entries.count, "run \(run): one frame per completed access unit")
-            XCTAssertEqual(replayed, Array(expected.prefix(replayed.count)), "run \(run)")
+            #expect(index.entries.count <= killAfter + 1, "run \(run)")
+            #expect(replayed.count == index.entries.count, "run \(run): one frame per completed access unit")
+            #expect(replayed == Array(expected.prefix(replayed.count)), "run \(run)")
         }
     }
 
-    func testTornIndexAndTruncatedStreamAreRepaired() throws {
+    @Test func tornIndexAndTruncatedStreamAreRepaired() throws {
         let path = Fixtures.capture("test/h264-aud.h264")
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("torn-\(getpid())").path
@@ -186,48 +190,48 @@ final class RecorderTests: XCTestCase {
         if let a = asm.flush(atMicros: 2, reason: .endOfStream) { r.record(a, parameterSets: [], wallMicros: 0) }
         r.close()
         let stream = base + ".h264"
-        let full = try XCTUnwrap(RecordingIndex.load(streamPath: stream))
-        XCTAssertEqual(full.entries.count, aus.count)
+        let full = try #require(RecordingIndex.load(streamPath: stream))
+        #expect(full.entries.count == aus.count)
         // Cut the stream in the middle of the last access unit, and tear the index's last line.
         let last = full.entries.last!
         truncate(stream, off_t(last.offset + last.size / 2))
         var idx = try Data(contentsOf: URL(fileURLWithPath: stream + ".idx"))
         idx.append(contentsOf: Array("123,45".utf8))
         try idx.write(to: URL(fileURLWithPath: stream + ".idx"))
-        let repaired = try XCTUnwrap(RecordingIndex.load(streamPath: stream))
-        XCTAssertEqual(repaired.entries.count, aus.count - 1)
-        XCTAssertEqual(repaired.repaired, 2)
+        let repaired = try #require(RecordingIndex.load(streamPath: stream))
+        #expect(repaired.entries.count == aus.count - 1)
+        #expect(repaired.repaired == 2)
         let (hashes, _) = try replayHashes(stream)
-        XCTAssertEqual(hashes, Array(try Fixtures.ffmpegFrameMD5(path).prefix(aus.count - 1)))
+        #expect(hashes == Array(try Fixtures.ffmpegFrameMD5(path).prefix(aus.count - 1)))
     }
 }
 
 /// A recording that cannot be written stops with a clear error and never stops live viewing.
-final class RecorderFailureTests: XCTestCase {
-    func testUnwritableRecordingPathKeepsPlaying() throws {
+@Suite struct RecorderFailureTests {
+    @Test func unwritableRecordingPathKeepsPlaying() throws {
         let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", Fixtures.capture("test/h264-aud.h264"),
             "--display", "none", "--untimed", "--record", "/nonexistent/dir/flight"])
-        XCTAssertNotEqual(rc, 0, "the failed recording shows in the exit status")
-        XCTAssertTrue(err.contains("is not writable") && err.contains("playing without recording"), err)
-        XCTAssertTrue(err.contains("30 frames decoded, 30 displayed"), "viewing went on: \(err)")
+        #expect(rc != 0, "the failed recording shows in the exit status")
+        #expect(err.contains("is not writable") && err.contains("playing without recording"), "\(err)")
+        #expect(err.contains("30 frames decoded, 30 displayed"), "viewing went on: \(err)")
     }
 
-    func testSplitFilesEachStartAtAKeyframe() throws {
+    @Test func splitFilesEachStartAtAKeyframe() throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("split-\(getpid())").path
         let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", Fixtures.capture("test/h264-baseline.h264"),
             "--display", "none", "--untimed", "--record", base, "--record-split-mb", "0.05"])
-        XCTAssertEqual(rc, 0, err)
+        #expect(rc == 0, "\(err)")
         // 52 KB per file on a 97 KB capture with IDRs at 0 and 30: two files, each self-starting.
         let expected = try Fixtures.ffmpegFrameMD5(Fixtures.capture("test/h264-baseline.h264"))
         var all: [Fixtures.FrameHash] = []
         for name in ["-000.h264", "-001.h264"] {
-            let idx = try XCTUnwrap(RecordingIndex.load(streamPath: base + name), name)
-            XCTAssertTrue(idx.entries.first?.keyframe ?? false, name)
+            let idx = try #require(RecordingIndex.load(streamPath: base + name), "\(name)")
+            #expect(idx.entries.first?.keyframe ?? false, "\(name)")
             let r = try Harness.decodeFile(base + name)
-            XCTAssertEqual(r.summary.decodeErrors, 0, name)
+            #expect(r.summary.decodeErrors == 0, "\(name)")
             all += r.hashes
         }
-        XCTAssertEqual(all, expected, "the files together hold every picture")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: base + "-002.h264"))
+        #expect(all == expected, "the files together hold every picture")
+        #expect(!FileManager.default.fileExists(atPath: base + "-002.h264"))
     }
 }

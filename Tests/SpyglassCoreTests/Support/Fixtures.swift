@@ -1,5 +1,4 @@
 import Foundation
-import XCTest
 @testable import SpyglassCore
 
 /// Paths and reference data for tests: captures in the repository, ffmpeg as ground truth.
@@ -19,6 +18,28 @@ enum Fixtures {
             root.appendingPathComponent(".build/debug/spyglass").path,
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
+    }
+
+    /// Starts `process` with no signal blocked, as a child of a program's main thread would be.
+    ///
+    /// Swift Testing runs tests on dispatch worker threads, which block most signals (SIGINT and
+    /// SIGTERM among them), and `Process` hands the starting thread's signal mask on to the child:
+    /// its `interrupt()` and `terminate()` would then never reach it. (XCTest ran tests on the main
+    /// thread, where nothing is blocked.) So the child is started from a thread of its own that
+    /// unblocks every signal first. Every child a test starts goes through here.
+    static func launch(_ process: Process) throws {
+        nonisolated(unsafe) let process = process
+        let failure = Locked<(any Error)?>(nil)
+        let started = DispatchSemaphore(value: 0)
+        Thread {
+            var none = sigset_t()
+            sigemptyset(&none)
+            pthread_sigmask(SIG_SETMASK, &none, nil)
+            do { try process.run() } catch { failure.set(error) }
+            started.signal()
+        }.start()
+        started.wait()
+        if let error = failure.get() { throw error }
     }
 
     /// Runs a program; returns (exit status, stdout, stderr). Fails the test if it cannot start.
@@ -44,7 +65,7 @@ enum Fixtures {
         p.standardInput = stdin == nil ? FileHandle.nullDevice : inPipe
         let exited = DispatchSemaphore(value: 0)
         p.terminationHandler = { _ in exited.signal() }
-        try p.run()
+        try launch(p)
         let outData = Locked(Data()), errData = Locked(Data())
         let readers = DispatchGroup()
         for (pipe, box) in [(out, outData), (err, errData)] {
@@ -144,7 +165,7 @@ enum Fixtures {
         p.standardOutput = FileHandle.nullDevice
         p.standardInput = FileHandle.nullDevice
         p.standardError = FileHandle(forWritingAtPath: errPath)
-        try p.run()
+        try launch(p)
         return Child(process: p, errPath: errPath)
     }
 

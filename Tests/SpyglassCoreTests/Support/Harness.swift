@@ -1,5 +1,4 @@
 import Foundation
-import XCTest
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -317,3 +317,28 @@ public struct AccessUnitAssembler {
         cutDamaged = false
     }
 }
+
+extension AccessUnitAssembler {
+    /// A whole Annex B byte stream cut into access units at once (scanner, codec detection,
+    /// assembler, end of stream): for files sent or read back whole.
+    /// - Parameters:
+    ///   - bytes: the stream.
+    ///   - codec: the codec, or nil to detect it from the NAL headers (H.264 when undecided).
+    /// - Returns: the codec, the access units, and the assembler (its parameter sets).
+    public static func accessUnits(ofAnnexB bytes: [UInt8], codec: VideoCodec? = nil) -> (VideoCodec, [AccessUnit], AccessUnitAssembler) {
+        var scanner = AnnexBScanner()
+        var units: [NALUnit] = []
+        scanner.push(bytes, arrivalMicros: 0) { units.append($0) }
+        scanner.flush(atMicros: 0, reason: .endOfStream) { units.append($0) }
+        var chosen = codec
+        if chosen == nil {
+            var detector = CodecDetector()
+            for u in units { if let c = detector.observe(u.bytes) { chosen = c; break } }
+        }
+        var asm = AccessUnitAssembler(codec: chosen ?? .h264)
+        var aus: [AccessUnit] = []
+        for u in units { if let au = asm.push(u) { aus.append(au) } }
+        if let au = asm.flush(atMicros: 0, reason: .endOfStream) { aus.append(au) }
+        return (asm.codec, aus, asm)
+    }
+}

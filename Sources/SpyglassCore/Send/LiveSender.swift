@@ -95,17 +95,7 @@ public final class LiveSender: @unchecked Sendable {
 
     private func runFile(_ path: String, fps: Double?, loop: Bool) throws {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        var scanner = AnnexBScanner()
-        var units: [NALUnit] = []
-        scanner.push(bytes, arrivalMicros: 0) { units.append($0) }
-        scanner.flush(atMicros: 0, reason: .endOfStream) { units.append($0) }
-        var detector = CodecDetector(maxUnits: 16)
-        var codec: VideoCodec = .h264
-        for u in units { if let c = detector.observe(u.bytes) { codec = c; break } }
-        var asm = AccessUnitAssembler(codec: codec)
-        var aus: [AccessUnit] = []
-        for u in units { if let au = asm.push(u) { aus.append(au) } }
-        if let au = asm.flush(atMicros: 0, reason: .endOfStream) { aus.append(au) }
+        let (codec, aus, asm) = AccessUnitAssembler.accessUnits(ofAnnexB: bytes)
         guard !aus.isEmpty else { throw SourceError.open("\(path): no H.264/H.265 video found") }
         let rate = fps ?? asm.parameterSets.latestFormat?.frameRate ?? 30
         let period = UInt64(1_000_000 / max(1, rate))

@@ -199,17 +199,6 @@ enum Sender {
     /// rule (ffprobe's packet sizes would need a container; here: our scanner + assembler,
     /// checked against ffmpeg's frame count by the tests that use it).
     static func accessUnits(of bytes: [UInt8]) -> [[UInt8]] {
-        var scanner = AnnexBScanner()
-        var detector = CodecDetector()
-        var units: [NALUnit] = []
-        scanner.push(bytes, arrivalMicros: 0) { units.append($0) }
-        scanner.flush(atMicros: 0, reason: .endOfStream) { units.append($0) }
-        var codec: VideoCodec = .h264
-        for u in units { if let c = detector.observe(u.bytes) { codec = c; break } }
-        var asm = AccessUnitAssembler(codec: codec)
-        var aus: [[UInt8]] = []
-        for u in units { if let au = asm.push(u) { aus.append(au.annexB()) } }
-        if let au = asm.flush(atMicros: 0, reason: .endOfStream) { aus.append(au.annexB()) }
-        return aus
+        AccessUnitAssembler.accessUnits(ofAnnexB: bytes).1.map { $0.annexB() }
     }
 }

@@ -3,16 +3,6 @@ import Glibc
 #endif
 import Foundation
 
-/// How RTP comes from an RTSP server (RFC 2326 §12.39).
-public enum RTSPTransport: String, Sendable {
-    /// UDP unicast, falling back to TCP-interleaved when no packet arrives within a second
-    /// (as ffmpeg does: firewalls and NAT often drop the server's UDP).
-    case auto
-    case udp
-    /// `RTP/AVP/TCP;interleaved=0-1` on the control connection.
-    case tcp
-}
-
 /// An RTSP camera or server (RFC 2326): OPTIONS, DESCRIBE (the SDP's H.264/H.265 track, its
 /// `a=control` and `sprop-*` parameter sets), SETUP, PLAY; keep-alive within the session
 /// timeout; TEARDOWN on close. Delivers the RTP packets as datagrams, so the RTP path (marker

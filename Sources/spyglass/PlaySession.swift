@@ -25,52 +25,13 @@ import Glibc
     func run(openedSource: sending ByteSource? = nil) -> Int32 {
         Log.setQuiet(options.quiet)
         VideoDecoder.setLibraryLogging(verbose: options.verbose)
-        if urls.count > 1 && options.display == .sdl {
-            Log.info("\(urls.count) sources: playing headless (several feeds in one window are not built yet)")
-            options.display = .none
-        }
-        if options.display == .none && options.snapshotPath != nil {
-            Log.info("warning: --snapshot needs the window; it is ignored with --display none")
-        }
-        var failedToOpen = false
-        do {
-            try OutputPaths.check(options, urls: urls)
-            let windowed = options.display == .sdl && DisplayCheck.available()
-            if let openedSource, let url = urls.first {
-                feeds.append(try PlayFeed(n: 1, url: url, source: openedSource, options: options, windowed: windowed))
-            } else {
-                for (i, url) in urls.enumerated() {
-                    do {
-                        let source = try openSource(url, options: options.receiver)
-                        feeds.append(try PlayFeed(n: i + 1, url: url, source: source, options: options, windowed: windowed))
-                    } catch where urls.count > 1 {
-                        // One feed that cannot start does not stop the others.
-                        Log.error("feed \(i + 1): \(error)")
-                        failedToOpen = true
-                    }
-                }
-            }
-        } catch {
-            Log.error("\(error)")
-            return 1
-        }
+        settleDisplay()
+        let failedToOpen: Bool
+        do { failedToOpen = try openFeeds(openedSource) } catch { Log.error("\(error)"); return 1 }
         if feeds.isEmpty { return 1 }
         installSignalHandlers()
-        var metricsServer: MetricsServer?
-        if let m = options.metrics {
-            let pipelines = feeds.map(\.pipeline)
-            let stall = UInt64(options.stallMillis * 1000)
-            do {
-                metricsServer = try MetricsServer(address: m.address, port: m.port) {
-                    MetricsExposition.text(pipelines.map { FeedMetrics(feed: "\($0.id) \($0.label)", state: $0.state, snapshot: $0.metrics.snapshot()) },
-                                           nowMicros: MonotonicClock.nowMicros(), stallMicros: stall)
-                }
-                Log.info("metrics: http://\(m.address == "0.0.0.0" ? "localhost" : m.address):\(metricsServer!.port)/metrics")
-            } catch {
-                Log.error("\(error)")
-                return 1
-            }
-        }
+        let metricsServer: MetricsServer?
+        do { metricsServer = try startMetrics() } catch { Log.error("\(error)"); return 1 }
         defer { metricsServer?.stop() }
         if options.display == .sdl, let feed = feeds.first, feed.slot != nil {
             // The window opens first (75–110 ms under Xvfb): a file's first pictures must not
@@ -79,8 +40,61 @@ import Glibc
         } else {
             for f in feeds { f.pipeline.start() }
         }
-        // Each feed's summary as soon as it ends (not when the last one does).
-        var status: Int32 = failedToOpen ? 1 : 0
+        return max(failedToOpen ? 1 : 0, waitAndClose())
+    }
+
+    /// Several sources play headless (said once); a snapshot needs the window.
+    private func settleDisplay() {
+        if urls.count > 1 && options.display == .sdl {
+            Log.info("\(urls.count) sources: playing headless (several feeds in one window are not built yet)")
+            options.display = .none
+        }
+        if options.display == .none && options.snapshotPath != nil {
+            Log.info("warning: --snapshot needs the window; it is ignored with --display none")
+        }
+    }
+
+    /// Opens every source and builds its feed. With several sources, one that cannot start is
+    /// reported and the others go on.
+    /// - Returns: true when a feed could not start.
+    /// - Throws: ``SourceError`` for outputs that cannot be written, or a single source that fails.
+    private func openFeeds(_ openedSource: sending ByteSource?) throws -> Bool {
+        try OutputPaths.check(options, urls: urls)
+        let windowed = options.display == .sdl && DisplayCheck.available()
+        if let openedSource, let url = urls.first {
+            feeds.append(try PlayFeed(n: 1, url: url, source: openedSource, options: options, windowed: windowed))
+            return false
+        }
+        var failed = false
+        for (i, url) in urls.enumerated() {
+            do {
+                let source = try openSource(url, options: options.receiver)
+                feeds.append(try PlayFeed(n: i + 1, url: url, source: source, options: options, windowed: windowed))
+            } catch where urls.count > 1 {
+                Log.error("feed \(i + 1): \(error)")
+                failed = true
+            }
+        }
+        return failed
+    }
+
+    /// `--metrics`: serves every feed's registry.
+    private func startMetrics() throws -> MetricsServer? {
+        guard let m = options.metrics else { return nil }
+        let pipelines = feeds.map(\.pipeline)
+        let stall = UInt64(options.stallMillis * 1000)
+        let server = try MetricsServer(address: m.address, port: m.port) {
+            MetricsExposition.text(pipelines.map { FeedMetrics(feed: "\($0.id) \($0.label)", state: $0.state, snapshot: $0.metrics.snapshot()) },
+                                   nowMicros: MonotonicClock.nowMicros(), stallMicros: stall)
+        }
+        Log.info("metrics: http://\(m.address == "0.0.0.0" ? "localhost" : m.address):\(server.port)/metrics")
+        return server
+    }
+
+    /// Waits for every feed, closing each (summary line, files) as soon as it ends.
+    /// - Returns: the worst feed's exit status.
+    private func waitAndClose() -> Int32 {
+        var status: Int32 = 0
         var open = feeds
         while !open.isEmpty {
             var still: [PlayFeed] = []

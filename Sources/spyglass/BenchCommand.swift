@@ -58,7 +58,7 @@ a plot (tools/plot-latency).
             guard try a.value(arg) == "relative" else { throw CLIError.usage("--clock-offset: relative") }
             options.captureClock = .relative
         case "-h", "--help": print(benchUsage); return 0
-        default: throw CLIError.usage("unknown option \(arg)\n\(benchUsage)")
+        default: throw CLIError.usage("unknown option \(arg)\(Suggestion.didYouMean(arg, among: Suggestion.options(in: benchUsage)))")
         }
     }
     let env = ProcessInfo.processInfo.environment

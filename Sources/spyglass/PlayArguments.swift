@@ -42,25 +42,7 @@ enum PlayArguments {
 
     /// " (did you mean --x?)" for the closest known option, when one is close.
     static func suggestion(_ arg: String) -> String {
-        let name = arg.split(separator: "=").first.map(String.init) ?? arg
-        let best = known.map { ($0, editDistance(name, $0)) }.min { $0.1 < $1.1 }
-        guard let (option, d) = best, d <= max(2, option.count / 3) || option.hasPrefix(name) else { return "" }
-        return " (did you mean \(option)?)"
-    }
-
-    private static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
-        var row = Array(0...b.count)
-        for i in 1...max(1, a.count) where !a.isEmpty {
-            var prev = row[0]
-            row[0] = i
-            for j in 1...max(1, b.count) where !b.isEmpty {
-                let cur = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1))
-                prev = cur
-            }
-        }
-        return row[b.count]
+        Suggestion.didYouMean(arg.split(separator: "=").first.map(String.init) ?? arg, among: known)
     }
 
     /// Options of the receive path. Returns false when `arg` is not one of them.

@@ -42,7 +42,7 @@ struct ProbeArguments {
             case "--raw": options.transport = .raw
             case "-h", "--help": print(probeUsage); exit(0)
             default:
-                if arg.hasPrefix("--") { throw CLIError.usage("unknown option \(arg)\n\(probeUsage)") }
+                if arg.hasPrefix("--") { throw CLIError.usage("unknown option \(arg)\(Suggestion.didYouMean(arg, among: Suggestion.options(in: probeUsage)))") }
                 guard source == nil else { throw CLIError.usage("more than one SOURCE") }
                 source = arg
             }

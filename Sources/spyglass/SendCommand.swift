@@ -104,7 +104,7 @@ func runSend(_ argv: [String]) throws -> Int32 {
         case "--mtu": mtu = try a.integer(arg, 64...65_507)
         case "-h", "--help": print(sendUsage); return 0
         default:
-            if arg.hasPrefix("--") { throw CLIError.usage("unknown option \(arg)\n\(sendUsage)") }
+            if arg.hasPrefix("--") { throw CLIError.usage("unknown option \(arg)\(Suggestion.didYouMean(arg, among: Suggestion.options(in: sendUsage)))") }
             positional.append(arg)
         }
     }

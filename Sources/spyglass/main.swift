@@ -9,6 +9,7 @@ usage: spyglass play SOURCE [SOURCE …] [options]
        spyglass bench [options]                      (spyglass bench --help)
        spyglass probe SOURCE [--json]                (spyglass probe --help)
        spyglass replay RECORDING [--speed X] [--loop] [--from S] [--to S] [play options]
+       spyglass --version                            (this build and the libraries it loaded)
 
 SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://[USER:PASS@]HOST[:PORT]/PATH | FILE | -
   Several SOURCEs play as one feed each, on their own threads, headless (--display none)
@@ -50,6 +51,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
   --quiet                  only errors and the summary
   --verbose                also libavcodec's own warnings
 Window keys: f fullscreen, s link statistics, q/Esc quit
+Replay keys: space pause/resume, . one frame (paused), ←/→ seek 5 s, [ ] half/double speed
 """
 
 enum CLIError: Error, CustomStringConvertible {
@@ -92,6 +94,9 @@ struct Arguments {
     static func format(_ d: Double) -> String { d == d.rounded() && abs(d) < 1e15 ? String(Int(d)) : String(d) }
 }
 
+/// The commands, for "did you mean" on a mistyped one.
+let commands = ["play", "send", "bench", "probe", "replay"]
+
 var argv = Array(CommandLine.arguments.dropFirst())
 guard let command = argv.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8))
@@ -112,15 +117,17 @@ do {
         exit(try runProbe(argv))
     case "replay":
         exit(try runReplay(argv))
+    case "-V", "--version", "version":
+        print((["spyglass \(BuildInfo.version)"] + BuildInfo.libraryLines()).joined(separator: "\n"))
     case "-h", "--help", "help":
         print(usage + "\n\n" + sendUsage + "\n\n" + benchUsage + "\n\n" + probeUsage)
     default:
-        throw CLIError.usage("unknown command '\(command)'")
+        throw CLIError.usage("unknown command '\(command)'\(Suggestion.didYouMean(command, among: commands))")
     }
 } catch let e as CLIError {
     // One line: the problem, and where the usage is.
     let first = "\(e)".split(separator: "\n").first.map(String.init) ?? "\(e)"
-    let known = ["play", "send", "bench", "probe", "replay"].contains(command)
+    let known = commands.contains(command)
     FileHandle.standardError.write(Data("spyglass: \(first) (see spyglass \(known ? command + " " : "")--help)\n".utf8))
     exit(2)
 } catch {

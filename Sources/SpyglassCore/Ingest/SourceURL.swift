@@ -21,8 +21,11 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
     public enum ParseError: Error, Equatable, CustomStringConvertible {
         case unknownScheme(String)
         case badAddress(String)
+        /// `udp:/5600`, `udp:5600`: a scheme without its `//`; carries the text and the likely meaning.
+        case missingSlashes(String, meant: String)
         public var description: String {
             switch self {
+            case .missingSlashes(_, let meant): return "not a URL: a scheme needs '://' (did you mean \(meant)?)"
             case .unknownScheme(let s): return "unknown URL scheme '\(s)' (use udp://, tcp://, rtsp://, a file path or -)"
             case .badAddress(let s): return "bad address '\(s)' (expected HOST:PORT with PORT 1-65535)"
             }
@@ -32,7 +35,10 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
     /// Parses a SOURCE argument. Throws ``ParseError``.
     public init(parsing text: String) throws {
         if text == "-" { self = .stdin; return }
-        guard let schemeEnd = text.range(of: "://") else { self = .file(path: text); return }
+        guard let schemeEnd = text.range(of: "://") else {
+            if let meant = Self.withSlashes(text) { throw ParseError.missingSlashes(text, meant: meant) }
+            self = .file(path: text); return
+        }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
         // The camera's own URL passes through untouched (its query is the camera's).
         if scheme == "rtsp" { self = .rtsp(try RTSPURL(parsing: text)); return }
@@ -58,6 +64,16 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         case "file": self = .file(path: rest)
         default: throw ParseError.unknownScheme(scheme)
         }
+    }
+
+    /// `udp:/5600` → `udp://:5600`, `tcp:host:1` → `tcp://host:1`: a known scheme followed by ':'
+    /// but not '://'. Nil for anything else (a file path).
+    static func withSlashes(_ text: String) -> String? {
+        guard let colon = text.firstIndex(of: ":"),
+              ["udp", "tcp", "rtsp", "srt", "file"].contains(text[..<colon].lowercased()) else { return nil }
+        let rest = text[text.index(after: colon)...].drop { $0 == "/" }
+        let hostless = rest.first?.isNumber == true && !rest.contains(":") && !rest.contains(".")
+        return "\(text[..<colon])://\(hostless ? ":" : "")\(rest)"
     }
 
     private static func hostPort(_ s: String, original: String) throws -> (String?, UInt16) {

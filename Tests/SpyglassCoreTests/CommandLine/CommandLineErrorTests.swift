@@ -73,4 +73,41 @@ import Glibc
         #expect(rc == 0)
         #expect(err.contains("10 frames decoded"), "\(err)")
     }
+
+    @Test func aSchemeWithoutItsSlashesNamesTheURLMeant() throws {
+        let (rc, err) = try play(["udp:/5600"])
+        #expect(rc != 0)
+        #expect(err.split(separator: "\n").count == 1, "\(err)")
+        #expect(err.contains("did you mean udp://:5600?"), "\(err)")
+        #expect(!err.contains("No such file"), "\(err)")
+        #expect(SourceURL.withSlashes("tcp:/10.0.0.2:5000") == "tcp://10.0.0.2:5000")
+        #expect(SourceURL.withSlashes("clips/udp.h264") == nil)
+    }
+
+    @Test func aMistypedCommandGetsDidYouMean() throws {
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["plya", "udp://:5600"])
+        #expect(rc == 2)
+        #expect(err.contains("unknown command 'plya' (did you mean play?)"), "\(err)")
+    }
+
+    @Test func everyCommandSuggestsItsOwnOptions() throws {
+        for (command, typo, meant) in [("send", "--mpgts", "--mpegts"), ("bench", "--traget-ms", "--target-ms"), ("probe", "--jsn", "--json")] {
+            let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, [command, typo])
+            #expect(rc == 2)
+            #expect(err.contains("(did you mean \(meant)?)"), "\(command): \(err)")
+        }
+    }
+
+    @Test func versionNamesTheLoadedLibraries() throws {
+        let (rc, out, _) = try Fixtures.run(Fixtures.spyglassBinary, ["--version"])
+        #expect(rc == 0)
+        #expect(out.hasPrefix("spyglass \(BuildInfo.version)"), "\(out)")
+        #expect(out.contains("libavcodec "), "\(out)")
+        #expect(out.contains("SDL 2."), "\(out)")
+    }
+
+    @Test func helpListsTheReplayKeys() throws {
+        let (_, out, _) = try Fixtures.run(Fixtures.spyglassBinary, ["play", "--help"])
+        #expect(out.contains("Replay keys: space pause"), "\(out)")
+    }
 }

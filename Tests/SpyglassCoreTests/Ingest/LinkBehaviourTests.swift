@@ -179,7 +179,7 @@ import Glibc
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let port = try Sender.freeUDPPort()
         let source = try UDPSource(host: "239.77.0.1", port: port, multicastInterface: "127.0.0.1")
-        let boundPort = source.boundPort
+        #expect(source.boundPort == port)
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 1_000))
         h.start()
         let sender = try StreamSender(destination: .udp(host: "239.77.0.1", port: port, interface: "127.0.0.1"))

@@ -21,6 +21,8 @@ import Glibc
         var network: String
         var transport: ReceiverOptions.Transport = .auto
         var tcp = false
+        /// Spyglass listens (`tcp://:PORT?listen`) and the sender connects (`tcpclientsink`).
+        var tcpListen = false
         var description: String { name }
     }
 
@@ -45,6 +47,9 @@ import Glibc
         Case(name: "x264enc, tcpserversink",
              encoder: "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 ! video/x-h264,stream-format=byte-stream,profile=main",
              network: "tcpserversink host=127.0.0.1 port=PORT sync-method=burst-keyframe", tcp: true),
+        Case(name: "x264enc 2 slices, tcpclientsink into tcp://:PORT?listen",
+             encoder: "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 option-string=slices=2 ! video/x-h264,stream-format=byte-stream,profile=main",
+             network: "tcpclientsink host=127.0.0.1 port=PORT", tcpListen: true),
     ]
 
     @Test(.enabled(if: available, "GStreamer is not installed: run tools/setup (gstreamer1.0-tools and the plugins)"),
@@ -61,6 +66,12 @@ import Glibc
         if c.tcp {
             port = try Sender.freeTCPPort()
             harness = nil
+        } else if c.tcpListen {
+            // Listening before the sender starts: it connects at once and sends from its first picture.
+            let tcp = try TCPSource(listenOn: "127.0.0.1", port: 0)
+            port = tcp.listeningPort
+            harness = Harness(source: tcp, options: options)
+            harness!.start()
         } else {
             let udp = try UDPSource(host: "127.0.0.1", port: 0)
             port = udp.boundPort

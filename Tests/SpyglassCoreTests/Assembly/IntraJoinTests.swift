@@ -54,4 +54,47 @@ import Glibc
         #expect(rc == 0, "\(err)")
         #expect(Fixtures.parseFrameMD5(out) == expected)
     }
+
+    /// x265 writes a picture forced to I inside its minimum keyframe interval as a plain I picture:
+    /// TRAIL_R NAL units with I slices, no IRAP type and no recovery point (ffmpeg's libx265 passes
+    /// `-force_key_frames` as X265_TYPE_I). The stream is cut there, keeping the VPS/SPS/PPS.
+    static func h265StreamStartingAtANonIRAPIPicture() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("intra-join-265-\(getpid())-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let full = "\(dir)/forced-i.h265"
+        let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30",
+                                                                 "-frames:v", "60", "-force_key_frames", "expr:eq(n,20)", "-c:v", "libx265",
+                                                                 "-preset", "ultrafast", "-x265-params",
+                                                                 "keyint=200:min-keyint=200:scenecut=0:bframes=0:log-level=error", full])
+        try #require(rc == 0, "\(err)")
+        // Which picture is the I picture, in decoding order, by ffprobe (not by our own parser).
+        let (prc, probe, perr) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-show_frames", "-show_entries", "frame=pict_type,key_frame",
+                                                                       "-of", "csv=p=0", full])
+        try #require(prc == 0, "\(perr)")
+        let frames = probe.split(separator: "\n").map { $0.split(separator: ",").prefix(2).joined(separator: ",") }
+        let cutAt = try #require(frames.indices.first { $0 > 0 && frames[$0] == "0,I" }, "x265 wrote a non-key I picture")
+        var scanner = AnnexBScanner()
+        var units: [[UInt8]] = []
+        scanner.push(try Fixtures.bytes(full), arrivalMicros: 0) { units.append($0.bytes) }
+        scanner.flush(atMicros: 0, reason: .endOfStream) { units.append($0.bytes) }
+        let type = { (u: [UInt8]) in (u[0] >> 1) & 0x3F }
+        let slices = units.indices.filter { type(units[$0]) < 32 }
+        try #require(slices.count == frames.count, "one slice per picture")
+        var out: [UInt8] = []
+        for u in units where (32...34).contains(type(u)) { out += [0, 0, 0, 1] + u }     // VPS, SPS, PPS
+        for u in units[slices[cutAt]...] { out += [0, 0, 0, 1] + u }
+        try #require(type(units[slices[cutAt]]) == 1, "the cut starts at a TRAIL_R picture")
+        let cut = "\(dir)/cut.h265"
+        try Data(out).write(to: URL(fileURLWithPath: cut))
+        return cut
+    }
+
+    @Test func anH265FileStartingAtANonIRAPIPicturePlaysBitExact() throws {
+        let cut = try Self.h265StreamStartingAtANonIRAPIPicture()
+        let expected = try Fixtures.ffmpegFrameMD5(cut)
+        try #require(expected.count == 40)
+        let got = try Harness.decodeFile(cut)
+        #expect(got.hashes == expected)
+        #expect(got.damaged.allSatisfy { !$0 }, "nothing before the join is referenced")
+    }
 }

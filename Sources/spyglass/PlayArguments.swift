@@ -9,7 +9,7 @@ enum PlayArguments {
                         "--stall-ms", "--hide-damaged", "--show-damaged", "--rtp", "--raw", "--reorder-ms",
                         "--join-timeout-ms", "--decode", "--sdp", "--idle-flush-ms", "--threads", "--framemd5",
                         "--summary", "--record", "--record-split-mb", "--record-split-min", "--latency-log",
-                        "--snapshot", "--vsync", "--clock", "--window-pos", "--window-size", "--quiet",
+                        "--snapshot", "--vsync", "--clock", "--window-pos", "--window-size", "--quiet", "--status",
                         "--verbose", "--max-au-mb", "--max-size", "--help", "--clock-offset-ms", "--clock-offset", "--rtsp-transport", "--metrics"]
 
     /// Parses `play`'s arguments.
@@ -101,6 +101,7 @@ enum PlayArguments {
         case "--record-split-min": o.recordSplitMicros = UInt64(try a.number(arg, 0.05...100_000) * 60_000_000)
         case "--latency-log": o.latencyLogPath = try a.value(arg)
         case "--snapshot": o.snapshotPath = try a.value(arg)
+        case "--status": o.statusSeconds = try a.number(arg, 0...3600)
         case "--clock-offset-ms": o.captureClock = .absolute(offsetMicros: Int64(try a.number(arg, -86_400_000...86_400_000) * 1000))
         case "--clock-offset":
             let v = try a.value(arg)

@@ -11,6 +11,8 @@ import Glibc
     var options: PlayOptions
     /// Called on the main thread about every 100 ms while running (bench's progress bar).
     var onTick: (() -> Void)?
+    /// Headless, print a status line per feed while running (`play`; bench draws its own progress).
+    var showsStatusLines = false
     /// The feeds, once running (bench reads the first one's latency log and stops it).
     private(set) var feeds: [PlayFeed] = []
     private var signalSources: [DispatchSourceSignal] = []
@@ -39,6 +41,11 @@ import Glibc
             runWindow(feed) { for f in self.feeds { f.pipeline.start() } }
         } else {
             for f in feeds { f.pipeline.start() }
+            if showsStatusLines && !options.quiet && options.statusSeconds != 0 {
+                let status = StatusLines(pipelines: feeds.map(\.pipeline), stallMillis: options.stallMillis, everySeconds: options.statusSeconds)
+                let tick = onTick
+                onTick = { status.tick(); tick?() }
+            }
         }
         return max(failedToOpen ? 1 : 0, waitAndClose())
     }

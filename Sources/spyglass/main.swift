@@ -48,6 +48,8 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
   --clock-offset-ms N      the sender's capture stamps run N ms ahead of our clock (negative: behind)
   --clock-offset relative  measure from the fastest frame seen (sender clock not synchronized)
   --metrics [ADDR:]PORT    Prometheus metrics at http://ADDR:PORT/metrics (per feed: counters, stage histograms, frame age, state)
+  --status S               headless: a line per feed (state, fps, bitrate, frame age, glass-to-glass) every
+                           S s, redrawn in place on a terminal (default 1 on a terminal, 10 otherwise, 0 = off)
   --quiet                  only errors and the summary
   --verbose                also libavcodec's own warnings
 Window keys: f fullscreen, s link statistics, q/Esc quit
@@ -108,7 +110,9 @@ do {
     switch command {
     case "play":
         let (urls, options) = try PlayArguments.parse(argv)
-        exit(PlaySession(urls: urls, options: options).run())
+        let session = PlaySession(urls: urls, options: options)
+        session.showsStatusLines = true
+        exit(session.run())
     case "send":
         exit(try runSend(argv))
     case "bench":

@@ -58,6 +58,16 @@ public struct Histogram: Sendable, Equatable {
         return Double(maxMicros)
     }
 
+    /// The samples recorded since `earlier`, a copy of this histogram taken before (bucket by
+    /// bucket; the largest sample stays this histogram's, an upper bound for the window's).
+    public func subtracting(_ earlier: Histogram) -> Histogram {
+        var d = self
+        for i in d.buckets.indices { d.buckets[i] -= min(d.buckets[i], earlier.buckets[i]) }
+        d.count -= min(d.count, earlier.count)
+        d.sumMicros &-= earlier.sumMicros
+        return d
+    }
+
     /// Samples at or below `micros` (for Prometheus `le` buckets; exact at bucket bounds).
     public func countAtOrBelow(micros: Double) -> UInt64 {
         var total: UInt64 = 0

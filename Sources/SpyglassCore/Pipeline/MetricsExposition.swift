@@ -58,7 +58,9 @@ public enum MetricsExposition {
         return out
     }
 
-    static func stateName(_ f: FeedMetrics, nowMicros: UInt64, stallMicros: UInt64) -> String {
+    /// The feed's state as the `state` label names it (`live`, `stalled`, `waiting_for_data` …):
+    /// a live feed with no picture shown for `stallMicros` reads `stalled`.
+    public static func stateName(_ f: FeedMetrics, nowMicros: UInt64, stallMicros: UInt64) -> String {
         switch f.state {
         case .waitingForData: return "waiting_for_data"
         case .waitingForPicture: return "waiting_for_picture"

@@ -6,6 +6,11 @@ import Synchronization
 /// One-line messages to stderr, prefixed with `spyglass:`.
 public enum Log {
     private static let quiet = Atomic<Bool>(false)
+    private static let written = Atomic<Int>(0)
+
+    /// Lines written by ``info(_:)`` and ``error(_:)`` so far (a status block redrawn in place
+    /// on a terminal starts afresh below any line written since it was drawn).
+    public static var linesWritten: Int { written.load(ordering: .relaxed) }
 
     /// Silences ``info(_:)`` (errors still print).
     public static func setQuiet(_ q: Bool) { quiet.store(q, ordering: .relaxed) }
@@ -13,11 +18,13 @@ public enum Log {
     /// An informational line.
     public static func info(_ message: String) {
         if quiet.load(ordering: .relaxed) { return }
+        written.add(1, ordering: .relaxed)
         writeStandardError("spyglass: \(message)\n")
     }
 
     /// An error line (always printed).
     public static func error(_ message: String) {
+        written.add(1, ordering: .relaxed)
         writeStandardError("spyglass: error: \(message)\n")
     }
 }

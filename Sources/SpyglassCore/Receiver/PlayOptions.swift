@@ -27,6 +27,9 @@ public struct PlayOptions: Sendable {
     public var windowPosition: (x: Int, y: Int)?
     /// Only errors and the summary.
     public var quiet = false
+    /// `--status S`: headless, a status line per feed every S seconds (nil: 1 s on a terminal,
+    /// 10 s otherwise; 0: none).
+    public var statusSeconds: Double?
     /// Record what arrives here (`--record`), rotating by size or time.
     public var recordPath: String?
     /// Rotate recordings after this many bytes (0 = never).

@@ -28,7 +28,6 @@ enum Fixtures {
     /// thread, where nothing is blocked.) So the child is started from a thread of its own that
     /// unblocks every signal first. Every child a test starts goes through here.
     static func launch(_ process: Process) throws {
-        nonisolated(unsafe) let process = process
         let failure = Locked<(any Error)?>(nil)
         let started = DispatchSemaphore(value: 0)
         Thread {
@@ -158,7 +157,9 @@ enum Fixtures {
                 "\(path) is not installed (tools/setup installs what the tests need)"])
         }
         let errPath = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).err").path
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        guard FileManager.default.createFile(atPath: errPath, contents: nil) else {
+            throw NSError(domain: "Fixtures.start", code: 1, userInfo: [NSLocalizedDescriptionKey: "cannot create \(errPath)"])
+        }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = args

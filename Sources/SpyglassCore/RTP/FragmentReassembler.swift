@@ -4,10 +4,15 @@
 /// A unit that loses a fragment (a gap before a continuation, or a new start before the end)
 /// is passed on with what arrived, marked damaged, so the decoder can use its start and
 /// conceal the rest. A continuation whose start was lost is dropped. Units over the size cap
-/// are dropped. Every such case is counted.
+/// are dropped. Every such case is counted once per unit: the fragments that still come of a
+/// unit given up (lost start, loss, size) are dropped without being counted again, up to its
+/// end fragment or the next start.
 struct FragmentReassembler {
     private var bytes: [UInt8] = []
     private var firstByteMicros: UInt64 = 0
+    private var lastByteMicros: UInt64 = 0
+    /// The rest of a unit already given up and counted is being dropped.
+    private var skipping = false
     private let headerSize: Int
     private let maxUnitBytes: Int
     /// True while a unit is being rebuilt.
@@ -32,17 +37,22 @@ struct FragmentReassembler {
             bytes.removeAll(keepingCapacity: true)
             bytes += header
             firstByteMicros = arrivalMicros
+            lastByteMicros = arrivalMicros
             active = true
+            skipping = false
         } else if !active {
-            counters.damagedUnits += 1                                 // its start was lost
+            if !skipping { counters.damagedUnits += 1 }               // its start was lost
+            skipping = !end
             return
         }
         guard bytes.count + body.count <= maxUnitBytes else {
             counters.oversizeUnits += 1
             reset()
+            skipping = !end
             return
         }
         bytes += body
+        lastByteMicros = arrivalMicros
         if end {
             emit(NALUnit(bytes: bytes, firstByteMicros: firstByteMicros, lastByteMicros: arrivalMicros))
             reset()
@@ -54,14 +64,20 @@ struct FragmentReassembler {
         guard active else { return }
         counters.damagedUnits += 1
         if bytes.count > headerSize {
-            emit(NALUnit(bytes: bytes, firstByteMicros: firstByteMicros, lastByteMicros: firstByteMicros, damaged: true))
+            emit(NALUnit(bytes: bytes, firstByteMicros: firstByteMicros, lastByteMicros: lastByteMicros, damaged: true))
         }
         reset()
+        skipping = true
     }
 
-    /// Forgets the unit in progress.
+    /// A packet that is not a fragment came: the unit being skipped is over (whatever of it
+    /// remained was lost), so a later continuation without a start is a new unit to count.
+    mutating func notePacketBetweenUnits() { skipping = false }
+
+    /// Forgets the unit in progress (and any unit being skipped).
     mutating func reset() {
         active = false
+        skipping = false
         bytes.removeAll(keepingCapacity: true)
     }
 }

@@ -17,17 +17,13 @@ public struct H264Depacketizer: PayloadDepacketizer {
     public mutating func push(_ payload: ArraySlice<UInt8>, arrivalMicros: UInt64, lossBefore: Bool, emit: (NALUnit) -> Void) {
         if lossBefore { fragments.abandon(counters: &counters, emit: emit) }
         guard let first = payload.first else { counters.malformed += 1; return }
+        if first & 0x1F != 28 { fragments.notePacketBetweenUnits() }
         switch first & 0x1F {
         case 1...23:
             emit(NALUnit(bytes: Array(payload), firstByteMicros: arrivalMicros, lastByteMicros: arrivalMicros))
         case 24:
-            var i = payload.startIndex + 1
-            while i + 2 <= payload.endIndex {
-                let size = Int(payload[i]) << 8 | Int(payload[i + 1])
-                i += 2
-                guard size > 0, i + size <= payload.endIndex else { counters.malformed += 1; return }
-                emit(NALUnit(bytes: Array(payload[i..<(i + size)]), firstByteMicros: arrivalMicros, lastByteMicros: arrivalMicros))
-                i += size
+            if !AggregationPacket.split(payload.dropFirst(), minUnitBytes: 1, arrivalMicros: arrivalMicros, emit: emit) {
+                counters.malformed += 1
             }
         case 28:
             guard payload.count >= 2 else { counters.malformed += 1; return }

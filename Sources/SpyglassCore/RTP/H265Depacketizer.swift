@@ -18,21 +18,20 @@ public struct H265Depacketizer: PayloadDepacketizer {
         if lossBefore { fragments.abandon(counters: &counters, emit: emit) }
         guard payload.count >= 2 else { counters.malformed += 1; return }
         let s = payload.startIndex
-        switch (payload[s] >> 1) & 0x3F {
+        let type = (payload[s] >> 1) & 0x3F
+        if type != 49 { fragments.notePacketBetweenUnits() }
+        switch type {
         case 0...47:
             emit(NALUnit(bytes: Array(payload), firstByteMicros: arrivalMicros, lastByteMicros: arrivalMicros))
         case 48:
-            var i = s + 2
-            while i + 2 <= payload.endIndex {
-                let size = Int(payload[i]) << 8 | Int(payload[i + 1])
-                i += 2
-                guard size >= 2, i + size <= payload.endIndex else { counters.malformed += 1; return }
-                emit(NALUnit(bytes: Array(payload[i..<(i + size)]), firstByteMicros: arrivalMicros, lastByteMicros: arrivalMicros))
-                i += size
+            if !AggregationPacket.split(payload.dropFirst(2), minUnitBytes: 2, arrivalMicros: arrivalMicros, emit: emit) {
+                counters.malformed += 1
             }
         case 49:
             guard payload.count >= 3 else { counters.malformed += 1; return }
             let fu = payload[s + 2]
+            // §4.4.3: "the Start bit and End bit must not both be set to 1" (ffmpeg drops it too).
+            guard fu & 0xC0 != 0xC0 else { counters.malformed += 1; return }
             // NAL header = the payload header with the FU's type put back.
             fragments.push(header: [(payload[s] & 0x81) | ((fu & 0x3F) << 1), payload[s + 1]], body: payload.dropFirst(3),
                            start: fu & 0x80 != 0, end: fu & 0x40 != 0, arrivalMicros: arrivalMicros,

@@ -32,8 +32,9 @@ public struct ReorderBuffer {
             if delta > 3000 || delta < -3000 { held.removeAll(); next = p.sequenceNumber &+ 1 }
             return [(p, arrivalMicros)]
         }
-        // The awaited packet arriving after later ones: it came out of order, and is put back.
-        if delta == 0 && !held.isEmpty { putBackInOrder += 1 }
+        // A packet arriving after a later one (held): it came out of order, and is put back.
+        let seq = p.sequenceNumber
+        if held.keys.contains(where: { Int16(bitPattern: $0 &- seq) > 0 }) { putBackInOrder += 1 }
         held[p.sequenceNumber] = (p, arrivalMicros)
         return release(now: arrivalMicros)
     }

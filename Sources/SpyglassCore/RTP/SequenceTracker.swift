@@ -77,6 +77,7 @@ public struct SequenceTracker {
                 counters.reordered += 1
                 // It was counted lost when skipped; it arrived after all.
                 if counters.lost > 0 { counters.lost -= 1 }
+                remember(seq)                      // a second copy of it is a duplicate
             }
             return .drop
         }
@@ -88,6 +89,11 @@ public struct SequenceTracker {
 
     private mutating func accept(_ seq: UInt16) {
         expected = seq &+ 1
+        remember(seq)
+    }
+
+    /// Keeps the last 64 sequence numbers seen, for duplicates.
+    private mutating func remember(_ seq: UInt16) {
         recent.append(seq)
         if recent.count > 64 { recent.removeFirst(recent.count - 64) }
     }

@@ -26,6 +26,7 @@ import Glibc
     /// - Parameter openedSource: a source already opened (bench, replay), for a single feed.
     func run(openedSource: sending ByteSource? = nil) -> Int32 {
         Log.setQuiet(options.quiet)
+        Log.setNamesFeeds(urls.count > 1)
         VideoDecoder.setLibraryLogging(verbose: options.verbose)
         settleDisplay()
         let failedToOpen: Bool

@@ -58,6 +58,7 @@ public final class Pipeline: Sendable {
     /// Starts the feed on its own thread.
     public func start() {
         let t = Thread { [self] in
+            Log.setFeedOfThisThread(id)
             runHere()
         }
         t.stackSize = 4 << 20

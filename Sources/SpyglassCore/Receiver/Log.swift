@@ -7,6 +7,30 @@ import Synchronization
 public enum Log {
     private static let quiet = Atomic<Bool>(false)
     private static let written = Atomic<Int>(0)
+    private static let namesFeeds = Atomic<Bool>(false)
+
+    /// The calling thread's feed number (thread-specific data; 0 = not a feed's thread).
+    private static let feedKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// With several feeds, each line written on a feed's thread (see ``setFeedOfThisThread(_:)``)
+    /// starts with "feed N: ", so that a reader can tell the feeds apart.
+    public static func setNamesFeeds(_ on: Bool) { namesFeeds.store(on, ordering: .relaxed) }
+
+    /// Marks the calling thread as feed `id`'s (``Pipeline/start()`` does, on the feed's thread).
+    public static func setFeedOfThisThread(_ id: Int) {
+        pthread_setspecific(feedKey, UnsafeRawPointer(bitPattern: id))
+    }
+
+    /// "feed N: " on a feed's thread when feeds are named, else "".
+    private static var feedPrefix: String {
+        guard namesFeeds.load(ordering: .relaxed) else { return "" }
+        let id = Int(bitPattern: pthread_getspecific(feedKey))
+        return id > 0 ? "feed \(id): " : ""
+    }
 
     /// Lines written by ``info(_:)`` and ``error(_:)`` so far (a status block redrawn in place
     /// on a terminal starts afresh below any line written since it was drawn).
@@ -19,13 +43,13 @@ public enum Log {
     public static func info(_ message: String) {
         if quiet.load(ordering: .relaxed) { return }
         written.add(1, ordering: .relaxed)
-        writeStandardError("spyglass: \(message)\n")
+        writeStandardError("spyglass: \(feedPrefix)\(message)\n")
     }
 
     /// An error line (always printed).
     public static func error(_ message: String) {
         written.add(1, ordering: .relaxed)
-        writeStandardError("spyglass: error: \(message)\n")
+        writeStandardError("spyglass: \(feedPrefix)error: \(message)\n")
     }
 }
 

@@ -57,6 +57,9 @@ import Glibc
         let summaries = err.split(separator: "\n").filter { $0.contains("frames decoded") }
         #expect(summaries.count == 2)
         #expect(summaries.contains { $0.contains(a) } && summaries.contains { $0.contains(b) })
+        // Each feed's own lines say whose they are.
+        #expect(err.contains("spyglass: feed 1: codec: H.264"), "\(err)")
+        #expect(err.contains("spyglass: feed 2: codec: H.265"), "\(err)")
     }
 
     /// With several sources, an output path without `{n}` is refused before anything plays.

@@ -71,7 +71,9 @@ func runProbe(_ argv: [String]) throws -> Int32 {
         Log.error(text.hasPrefix(args.sourceText) ? text : "\(args.sourceText): \(text)")
         return 1
     }
-    if url.deliversInRealTime { args.options.timeoutSeconds = args.duration }
+    // A pipe on stdin (a camera tool, ffmpeg) is live too: it may never end.
+    let live = url.deliversInRealTime || (url == .stdin && standardInputIsAStream())
+    if live { args.options.timeoutSeconds = args.duration }
     let label = source.label
     let pcapSpan = (source as? PcapSource).flatMap { pcap -> Double? in
         guard let a = pcap.schedule.first?.time, let b = pcap.schedule.last?.time, b > a else { return nil }
@@ -91,7 +93,7 @@ func runProbe(_ argv: [String]) throws -> Int32 {
     let metrics = MetricsRegistry()
     let pipeline = Pipeline(id: 1, source: source, options: args.options, metrics: metrics,
                             sink: HeadlessSink(metrics: metrics, latency: nil), observers: gathered.observers())
-    if url.deliversInRealTime {
+    if live {
         DispatchQueue.global().asyncAfter(deadline: .now() + args.duration) { pipeline.stop() }
         FileHandle.standardError.write(Data("spyglass probe: reading \(label) for \(args.duration) s…\n".utf8))
     }
@@ -99,7 +101,7 @@ func runProbe(_ argv: [String]) throws -> Int32 {
     if let error = pipeline.error { Log.error(error); return 1 }
     let state = gathered.state.withLock { $0 }
     var probe = state.probe
-    probe.finish(summary: pipeline.summary, live: url.deliversInRealTime || packetCapture, datagramSizes: state.sizes,
+    probe.finish(summary: pipeline.summary, live: live || packetCapture, datagramSizes: state.sizes,
                  parameterSets: state.parameterSets, captureSpanSeconds: pcapSpan)
     if args.json {
         let enc = JSONEncoder()
@@ -111,6 +113,13 @@ func runProbe(_ argv: [String]) throws -> Int32 {
         print(probe.text)
     }
     return probe.report.accessUnits > 0 ? 0 : 1
+}
+
+/// True when standard input is a pipe, a socket or a terminal rather than a regular file.
+func standardInputIsAStream() -> Bool {
+    var st = stat()
+    guard fstat(0, &st) == 0 else { return false }
+    return (st.st_mode & S_IFMT) != S_IFREG
 }
 
 /// What `probe` gathers from its feed's thread.

@@ -22,4 +22,17 @@ import Testing
         #expect(probe.text.contains("none seen (no SPS/PPS)"))
         #expect(!probe.text.contains("0x0"))
     }
+
+    /// A pipe on stdin that never ends (a camera tool, ffmpeg writing `-`) is probed for
+    /// `--duration`, as a socket is, not read until an end that never comes.
+    @Test func aNeverEndingPipeIsProbedForItsDuration() throws {
+        let clip = Fixtures.capture("test/h264-aud.h264")
+        // The writer keeps the pipe open, writing zero bytes (legal trailing zeros) until the reader has gone.
+        let writer = "(cat '\(clip)'; while :; do sleep 0.2; printf '\\0\\0\\0\\0' || exit 0; done)"
+        let (rc, out, err) = try Fixtures.run("/bin/sh", ["-c", "\(writer) | '\(Fixtures.spyglassBinary)' probe - --duration 1"],
+                                              timeoutSeconds: 120)
+        #expect(rc == 0, "\(err)")
+        #expect(err.contains("reading stdin for 1.0 s"), "\(err)")
+        #expect(out.contains("H.264"), "\(out)")
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SpyglassCore
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -148,14 +149,22 @@ import Glibc
     }
 
     /// Ctrl-C and SIGTERM stop every feed cleanly: the summaries are still printed and written.
+    /// A second one exits at once (a feed blocked writing to a FIFO nobody reads cannot stop);
+    /// recordings are on disk as they arrive, so they lose nothing.
     private func installSignalHandlers() {
         signal(SIGPIPE, SIG_IGN)
         let pipelines = feeds.map(\.pipeline)
         let slots = feeds.compactMap(\.slot)
+        let received = Atomic<Int>(0)
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             s.setEventHandler {
+                // Signals that come close together arrive as one event; `data` counts them.
+                if received.add(max(1, Int(s.data)), ordering: .relaxed).newValue > 1 {
+                    writeStandardError("spyglass: second interrupt: exiting now (summaries not written)\n")
+                    _exit(128 + sig)
+                }
                 for p in pipelines { p.stop() }
                 for slot in slots { slot.close() }
             }

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import SpyglassCore
+
+/// Ctrl-C: the first stops every feed cleanly; a second exits at once, even when a feed is
+/// stuck writing to a FIFO nobody reads.
+@Suite struct InterruptTests {
+    @Test func aSecondInterruptEndsAPlayBlockedOnAFullFIFO() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("interrupt-\(getpid())-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        // 2000 tiny pictures: their framemd5 lines (about 150 KB) overfill a 64 KiB pipe.
+        let clip = "\(dir)/many.h264"
+        let (erc, _, eerr) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x64:rate=30",
+                                                                  "-frames:v", "2000", "-c:v", "libx264", "-preset", "ultrafast", clip])
+        try #require(erc == 0, "\(eerr)")
+        let fifo = "\(dir)/md5.fifo"
+        try #require(mkfifo(fifo, 0o600) == 0)
+        // A reader that holds the FIFO open and never reads.
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        try #require(reader >= 0)
+        defer { close(reader) }
+        let child = try Fixtures.start(Fixtures.spyglassBinary, ["play", clip, "--display", "none", "--untimed", "--framemd5", fifo])
+        // The feed is stuck once the pipe is (nearly) full: 64 KiB waiting to be read.
+        #expect(Wait.until(timeoutSeconds: 60) {
+            var waiting: Int32 = 0
+            return ioctl(reader, UInt(FIONREAD), &waiting) == 0 && waiting >= 60_000
+        }, "the FIFO fills")
+        // The first interrupt cannot end it (the feed is stuck in write(2)); the second does.
+        kill(child.process.processIdentifier, SIGINT)
+        kill(child.process.processIdentifier, SIGINT)
+        let (status, err) = child.wait(timeoutSeconds: 60)
+        #expect(!err.isEmpty)
+        #expect(status == 128 + SIGINT, "the second interrupt exits at once: \(err)")
+        #expect(err.contains("second interrupt"), "\(err)")
+    }
+}

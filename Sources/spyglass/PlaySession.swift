@@ -165,6 +165,7 @@ import Glibc
                     writeStandardError("spyglass: second interrupt: exiting now (summaries not written)\n")
                     _exit(128 + sig)
                 }
+                writeStandardError("spyglass: stopping (interrupt again to exit at once)\n")
                 for p in pipelines { p.stop() }
                 for slot in slots { slot.close() }
             }

@@ -29,7 +29,11 @@ import Glibc
             return ioctl(reader, UInt(FIONREAD), &waiting) == 0 && waiting >= 60_000
         }, "the FIFO fills")
         // The first interrupt cannot end it (the feed is stuck in write(2)); the second does.
+        // (Sent once the first was taken: two pending SIGINTs are one to the kernel.)
         kill(child.process.processIdentifier, SIGINT)
+        #expect(Wait.until(timeoutSeconds: 30) {
+            ((try? String(contentsOfFile: child.errPath, encoding: .utf8)) ?? "").contains("interrupt again to exit at once")
+        })
         kill(child.process.processIdentifier, SIGINT)
         let (status, err) = child.wait(timeoutSeconds: 60)
         #expect(!err.isEmpty)

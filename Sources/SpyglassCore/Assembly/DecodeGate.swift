@@ -66,6 +66,14 @@ public struct DecodeGate {
         refreshLeft = nil
     }
 
+    /// The decoder gave out a damaged picture (one it concealed, libavcodec's error flags): the
+    /// pictures that follow are on damaged references until an IDR/IRAP or a recovery point.
+    /// Counted as concealed by the decoder, not here.
+    public mutating func noteDamagedPicture() {
+        referencesDamaged = true
+        refreshLeft = nil
+    }
+
     /// A repair re-decoded everything since the last IDR/IRAP: references are clean again.
     public mutating func noteRepaired() {
         referencesDamaged = false

@@ -229,7 +229,10 @@ final class FeedLoop {
     private func decode(_ au: AccessUnit, _ store: ParameterSetStore, original: AccessUnit) {
         if !threadsChosen { chooseThreads(au, store) }
         repairBuffer.keep(original)
-        decoder?.decode(au) { deliver($0) }
+        decoder?.decode(au) { frame in
+            if frame.damaged && !au.damaged { gate.noteDamagedPicture() }   // concealed by the decoder
+            deliver(frame)
+        }
     }
 
     private func decodePerNAL(_ unit: NALUnit) {

@@ -10,7 +10,9 @@
 ///   unit. It ends at the first of: `PES_packet_length` bytes (when the muxer sets it), a packet
 ///   filled with adaptation-field stuffing (muxers stuff only a PES's last packet; a sender that
 ///   shows otherwise loses this rule), the next PES start (`payload_unit_start_indicator`), an
-///   idle input (live), the end of input.
+///   idle input (live), the end of input. An idle end is a guess: when more of the same PES
+///   comes, the NAL unit it cut is passed on again whole (``DepacketizerEvent/cut(unitLastByteMicros:pauseMicros:)``,
+///   which the feed repairs), as on a raw byte stream.
 /// - `continuity_counter` gaps on the video PID (§2.4.3.3) mark the access unit damaged and are
 ///   counted as TS loss; a repeated counter (a duplicate packet) is dropped.
 public struct MPEGTSDepacketizer: Depacketizer {
@@ -28,6 +30,10 @@ public struct MPEGTSDepacketizer: Depacketizer {
     private var pesHeaderPending: [UInt8] = []
     private let idleFlushMicros: Int
     private var lastDataMicros: UInt64 = 0
+    /// Quiet time before the chunk being read, µs (the pause a cut unit reports).
+    private var pauseBeforeChunkMicros: UInt64 = 0
+    /// The PES in progress was ended by an idle gap since its last payload.
+    private var idleEnded = false
     private var counters: [Metric: Int] = [:]
     private var saidStreams = false
     /// Whether a stuffed packet ends the PES (until this sender shows it stuffs inside one).
@@ -41,6 +47,7 @@ public struct MPEGTSDepacketizer: Depacketizer {
     ///   - pid: elementary PID to play (nil: the first H.264/H.265 stream of the program).
     public init(maxUnitBytes: Int, idleFlushMicros: Int, program: Int? = nil, pid: Int? = nil) {
         scanner = AnnexBScanner(maxUnitBytes: maxUnitBytes)
+        scanner.reopensCutUnits = idleFlushMicros > 0
         self.idleFlushMicros = idleFlushMicros
         wantProgram = program
         wantPID = pid
@@ -49,6 +56,7 @@ public struct MPEGTSDepacketizer: Depacketizer {
 
     public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool,
                               emit: (DepacketizerEvent) -> Void) {
+        pauseBeforeChunkMicros = arrivalMicros - min(arrivalMicros, lastDataMicros)
         lastDataMicros = arrivalMicros
         if truncated { emit(.damage(lostPackets: 0)) }
         carry.append(contentsOf: chunk.bindMemory(to: UInt8.self))
@@ -67,12 +75,15 @@ public struct MPEGTSDepacketizer: Depacketizer {
     }
 
     public func pollTimeoutMicros(default pollMicros: Int) -> Int {
-        inPES && idleFlushMicros > 0 ? idleFlushMicros : pollMicros
+        inPES && !idleEnded && idleFlushMicros > 0 ? idleFlushMicros : pollMicros
     }
 
+    /// An idle gap ends the access unit, but not the PES: more of it may still come.
     public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
-        guard inPES, idleFlushMicros > 0, nowMicros >= lastDataMicros + UInt64(idleFlushMicros) else { return }
-        endPES(.idleGap, atMicros: nowMicros, emit: emit)
+        guard inPES, !idleEnded, idleFlushMicros > 0, nowMicros >= lastDataMicros + UInt64(idleFlushMicros) else { return }
+        scanner.flush(atMicros: nowMicros, reason: .idle) { emit(.unit($0)) }
+        emit(.accessUnitEnd(.idleGap, atMicros: nowMicros))
+        idleEnded = true
     }
 
     public mutating func finish(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
@@ -86,6 +97,8 @@ public struct MPEGTSDepacketizer: Depacketizer {
         c[.zeroLengthNALUnits, default: 0] += k.zeroLengthUnits
         c[.oversizeNALUnits, default: 0] += k.oversizeUnits
         c[.junkBytes, default: 0] += k.junkBytes
+        c[.idleFlushes, default: 0] += k.idleFlushes
+        c[.cutNALUnits, default: 0] += k.prematureIdleFlushes
         return c
     }
 
@@ -219,8 +232,12 @@ public struct MPEGTSDepacketizer: Depacketizer {
             return   // joined in the middle of a PES: wait for the next start
         }
         if let left = pesBytesLeft { data = data.prefix(max(0, left)); pesBytesLeft = left - data.count }
-        data.withUnsafeBytes { raw in
+        idleEnded = false
+        let outcome = data.withUnsafeBytes { raw in
             scanner.push(raw, arrivalMicros: arrivalMicros) { emit(.unit($0)) }
+        }
+        if let cutEnd = outcome.cutUnitLastByteMicros {
+            emit(.cut(unitLastByteMicros: cutEnd, pauseMicros: pauseBeforeChunkMicros))
         }
         if let left = pesBytesLeft, left <= 0 { endPES(.pesLength, atMicros: arrivalMicros, emit: emit) }
     }
@@ -253,6 +270,7 @@ public struct MPEGTSDepacketizer: Depacketizer {
         scanner.flush(atMicros: atMicros, reason: .endOfStream) { emit(.unit($0)) }
         emit(.accessUnitEnd(rule, atMicros: atMicros))
         inPES = false
+        idleEnded = false
         pesBytesLeft = nil
     }
 }

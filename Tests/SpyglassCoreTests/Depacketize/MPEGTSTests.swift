@@ -33,6 +33,30 @@ import Glibc
         #expect(r.summary.tsPackets > 0 && r.summary.tsContinuityErrors == 0)
     }
 
+    /// A sender that pauses inside a PES (a starved encoder, a slow link): each idle gap ends the
+    /// access unit as a guess, and when more of the same PES comes the cut NAL unit is passed on
+    /// again whole and repaired. Every picture still equals ffmpeg's.
+    @Test func pausesInsideAPESAreRepairedBitExact() throws {
+        let ts = try Self.transportStream()
+        let expected = try Self.expected(ts)
+        let bytes = try Fixtures.bytes(ts)
+        let datagrams = stride(from: 0, to: bytes.count, by: 1316).map { Array(bytes[$0..<min(bytes.count, $0 + 1316)]) }
+        let udp = try UDPSource(host: "127.0.0.1", port: 0)
+        let port = udp.boundPort
+        var o = Harness.liveOptions(frames: expected.count, idleFlushMicros: 1_000)
+        o.maxFrames = nil        // the last picture's rest comes after its idle guess: read to the end
+        o.timeoutSeconds = 1
+        let h = Harness(source: udp, options: o)
+        h.start()
+        // A 30 ms pause before every 5th datagram: most land inside a picture's PES.
+        Sender.udp(port: port, datagrams: datagrams, pauseMicros: { $0 % 5 == 4 ? 30_000 : 0 }, yieldEvery: 1)
+        let r = h.finish()
+        #expect(r.hashes == expected)
+        #expect(r.summary.prematureIdleFlushes > 0, "the pauses cut NAL units")
+        #expect(r.summary.repairs > 0)
+        #expect(r.summary.tsPacketsDropped == 0, "no part of a PES is dropped after an idle gap")
+    }
+
     /// ffmpeg's MPEG-TS muxer over UDP (7 packets of 188 bytes per datagram), in real time.
     @Test func transportStreamOverUDPPlaysBitExact() throws {
         let ts = try Self.transportStream()

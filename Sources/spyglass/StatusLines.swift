@@ -62,7 +62,7 @@ import Glibc
         var parts = ["\(p.id) \(p.label)", state.replacingOccurrences(of: "_", with: " ")]
         if case .failed(let why) = p.state { parts[1] = "failed: \(why)" }
         parts.append(String(format: "%.1f fps", r.shownPerSecond))
-        parts.append(bitrate(r.bitsPerSecond))
+        parts.append(FeedOverlay.bitrate(r.bitsPerSecond))
         if let last = s.lastShownMicros { parts.append("age \((nowMicros - min(nowMicros, last)) / 1000) ms") }
         if let g = r.millis(.glassToGlass, quantile: 0.5) {
             parts.append(String(format: "g2g p50 %.1f ms", g))
@@ -72,9 +72,5 @@ import Glibc
         if let added = r.millis(.receiverAdded, quantile: 0.99) { parts.append(String(format: "added p99 %.1f ms", added)) }
         if r.lost + r.damaged > 0 { parts.append("\(r.lost) lost, \(r.damaged) damaged") }
         return parts.joined(separator: " · ")
-    }
-
-    static func bitrate(_ bps: Double) -> String {
-        bps >= 1e6 ? String(format: "%.1f Mb/s", bps / 1e6) : String(format: "%.0f kb/s", bps / 1e3)
     }
 }

@@ -19,6 +19,8 @@ public struct FeedRates: Sendable {
     public var damaged: Int
     /// Each stage's samples in the window, µs.
     public var stages: [Stage: Histogram]
+    /// Pictures shown in the window, by the rule that ended their access unit.
+    public var completions: [String: Int]
 
     /// The rates between `older` and `newer`, taken `seconds` apart (> 0).
     public init(from older: MetricsRegistry.Snapshot, to newer: MetricsRegistry.Snapshot, seconds: Double) {
@@ -34,6 +36,9 @@ public struct FeedRates: Sendable {
         var stages: [Stage: Histogram] = [:]
         for (stage, h) in newer.stages { stages[stage] = h.subtracting(older.stages[stage] ?? Histogram()) }
         self.stages = stages
+        var completions: [String: Int] = [:]
+        for (rule, n) in newer.completions where n > (older.completions[rule] ?? 0) { completions[rule] = n - (older.completions[rule] ?? 0) }
+        self.completions = completions
     }
 
     /// The window's `q` quantile (0...1) of a stage, ms; nil when the stage had no sample.

@@ -26,6 +26,10 @@ public final class MetricsRegistry: Sendable {
         /// When the newest picture was shown, monotonic µs (nil before the first).
         public var lastShownMicros: UInt64?
         public var parameterSetChanges: [String] = []
+        /// Pictures shown, by the rule that ended their access unit (``AccessUnit/Completion`` raw values).
+        public var completions: [String: Int] = [:]
+        /// Where the newest shown picture's capture time came from ("sei", "rtcp", "none" …).
+        public var captureSource: String?
         /// Counter value (0 when never counted).
         public subscript(_ m: Metric) -> Int { counters[m] ?? 0 }
     }
@@ -41,6 +45,8 @@ public final class MetricsRegistry: Sendable {
         var clockStatus: String?
         var lastShownMicros: UInt64?
         var changes: [String] = []
+        var completions: [String: Int] = [:]
+        var captureSource: String?
     }
     private let state = Mutex(State())
 
@@ -67,8 +73,15 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// A picture was shown at `micros` (monotonic µs): the frame-age gauge counts from it.
-    public func noteShown(atMicros micros: UInt64) {
-        state.withLock { $0.lastShownMicros = micros }
+    /// - Parameters:
+    ///   - completion: the rule that ended its access unit (``AccessUnit/Completion`` raw value).
+    ///   - captureSource: where its capture time came from ("none" without one).
+    public func noteShown(atMicros micros: UInt64, completion: String? = nil, captureSource: String? = nil) {
+        state.withLock { s in
+            s.lastShownMicros = micros
+            if let completion { s.completions[completion, default: 0] += 1 }
+            if let captureSource { s.captureSource = captureSource }
+        }
     }
 
     /// Records a stage time, µs.
@@ -128,6 +141,8 @@ public final class MetricsRegistry: Sendable {
             out.clockStatus = s.clockStatus
             out.lastShownMicros = s.lastShownMicros
             out.parameterSetChanges = s.changes
+            out.completions = s.completions
+            out.captureSource = s.captureSource
             return out
         }
     }

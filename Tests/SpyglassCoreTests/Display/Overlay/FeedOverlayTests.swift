@@ -1,0 +1,58 @@
+import Testing
+@testable import SpyglassCore
+
+/// The live overlay's lines: measured rates, glass-to-glass against the target in the right
+/// colour with its source, and never a figure that was not measured.
+@Suite struct FeedOverlayTests {
+    /// A registry after one second of a 30 fps feed with glass-to-glass around `g2gMillis`.
+    private func oneSecond(g2gMillis: Double?, lost: Int = 0) -> FeedOverlay.Inputs {
+        let m = MetricsRegistry()
+        let before = m.snapshot()
+        m.add(.accessUnits, 30); m.add(.framesDecoded, 30); m.add(.framesShown, 29)
+        m.add(.bytes, 500_000); m.add(.packetsLost, lost)
+        m.setFormat(codec: "H.264", format: "H.264 1280x720")
+        for k in 0..<29 {
+            m.observe(.receiverAdded, micros: 800 + UInt64(k))
+            m.observe(.decode, micros: 600)
+            if let g = g2gMillis { m.observe(.glassToGlass, micros: UInt64(g * 1000)) }
+            m.noteShown(atMicros: 1_000_000 + UInt64(k) * 33_000, completion: "marker", captureSource: g2gMillis == nil ? "none" : "sei")
+        }
+        let after = m.snapshot()
+        return FeedOverlay.Inputs(snapshot: after, rates: FeedRates(from: before, to: after, seconds: 1), frameAgeMillis: 12)
+    }
+
+    @Test func ratesAreMeasuredOverTheLastSecond() {
+        let lines = FeedOverlay.lines(oneSecond(g2gMillis: 40), compact: false).map(\.text)
+        #expect(lines.contains("30.0 fps in · 30.0 decoded · 29.0 shown · 4.0 Mb/s"), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("frame age 12 ms · ended by marker 100 %") }, "\(lines)")
+    }
+
+    @Test(arguments: [(40.0, OverlayLine.Tone.good), (120.0, .warning), (200.0, .bad)])
+    func glassToGlassIsColouredAgainstTheTarget(millis: Double, tone: OverlayLine.Tone) throws {
+        let line = try #require(FeedOverlay.lines(oneSecond(g2gMillis: millis), compact: false).first { $0.text.hasPrefix("glass-to-glass") })
+        #expect(line.tone == tone, "\(line)")
+        #expect(line.text.hasSuffix("· SEI"), "the capture time's source: \(line.text)")
+    }
+
+    @Test func noCaptureTimeGivesNoFigure() throws {
+        let line = try #require(FeedOverlay.lines(oneSecond(g2gMillis: nil), compact: false).first { $0.text.hasPrefix("glass-to-glass") })
+        #expect(line.text == "glass-to-glass: none (no capture time in the stream)")
+        #expect(line.tone == .plain)
+    }
+
+    @Test func theCompactFormIsThreeLinesWithLossInAmber() {
+        let lines = FeedOverlay.lines(oneSecond(g2gMillis: 40, lost: 3), compact: true)
+        #expect(lines.count == 3)
+        #expect(lines[0].text == "29 fps · 4.0 Mb/s · age 12 ms")
+        #expect(lines[1].text.hasPrefix("g2g 40/40 ms") || lines[1].text.hasPrefix("g2g 39/40 ms") || lines[1].text.hasPrefix("g2g 40/41 ms"), "\(lines[1])")
+        #expect(lines[2] == OverlayLine("loss 3 · damaged 0 (last second)", .warning))
+    }
+
+    @Test func theHistoryKeepsTenSecondsAndItsGaps() {
+        var h = GlassToGlassHistory()
+        for s in 0..<12 { h.append(s == 11 ? nil : Double(s)) }
+        #expect(h.values.count == 10)
+        #expect(h.values.first == 2 && h.values.last == .some(nil))
+        #expect(h.scaleTop(targetMillis: 100) == 150)
+    }
+}

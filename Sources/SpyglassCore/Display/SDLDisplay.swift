@@ -23,7 +23,7 @@ import Synchronization
 ///   Everything else (BT.709 full range, BT.2020, 4:2:2, 4:4:4, 10-bit, NV12, …) is converted
 ///   to RGB by ``PictureConverter`` into an RGB texture.
 @MainActor
-public final class SDLDisplay {
+public final class SDLDisplay: RoutedWindow {
     /// What the window asks of its owner.
     public enum Event: Equatable, Sendable {
         /// Close: q or Esc, the window's close button, or SDL_QUIT.
@@ -208,32 +208,6 @@ public final class SDLDisplay {
     public nonisolated var waker: @Sendable () -> Void {
         let signal = wakeSignal
         return { signal.wake() }
-    }
-
-    /// A wake-up flag with a condition to sleep on: one per window.
-    private final class WakeSignal: Sendable {
-        private let condition = NSCondition()
-        /// Written under `condition`'s lock (so a sleeper cannot miss it); read without it too.
-        private let pending = Atomic<Bool>(false)
-
-        func wake() {
-            condition.lock()
-            pending.store(true, ordering: .releasing)
-            condition.signal()
-            condition.unlock()
-        }
-
-        /// Takes a pending wake-up, first sleeping up to `micros` µs for one if none is pending.
-        func take(waitingUpTo micros: Int) -> Bool {
-            if pending.exchange(false, ordering: .acquiringAndReleasing) { return true }
-            guard micros > 0 else { return false }
-            condition.lock()
-            if !pending.load(ordering: .acquiring) {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(micros) / 1e6))
-            }
-            condition.unlock()
-            return pending.exchange(false, ordering: .acquiringAndReleasing)
-        }
     }
 
     /// Sets the title bar text.

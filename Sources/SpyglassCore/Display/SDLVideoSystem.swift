@@ -24,7 +24,7 @@ public final class SDLVideoSystem {
     private(set) var softwareOpenGL: String?
 
     private struct WeakDisplay {
-        weak var display: SDLDisplay?
+        weak var display: (any RoutedWindow)?
     }
 
     /// Sets the process-wide hints and initializes SDL video and SDL_ttf.
@@ -63,7 +63,7 @@ public final class SDLVideoSystem {
     }
 
     /// Routes events for the window `windowID` to `display` from now on.
-    func register(_ display: SDLDisplay, windowID: UInt32) {
+    func register(_ display: any RoutedWindow, windowID: UInt32) {
         windows[windowID] = WeakDisplay(display: display)
     }
 
@@ -98,4 +98,11 @@ public final class SDLVideoSystem {
             return e.type >= SDL_USEREVENT.rawValue && e.type < SDL_LASTEVENT.rawValue ? e.user.windowID : 0
         }
     }
+}
+
+/// A window the ``SDLVideoSystem`` hands its events to (``SDLDisplay``, ``WallWindow``).
+@MainActor
+protocol RoutedWindow: AnyObject {
+    /// Queues an event addressed to this window (or to no window).
+    func deliver(_ e: SDL_Event)
 }

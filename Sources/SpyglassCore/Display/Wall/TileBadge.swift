@@ -50,6 +50,15 @@ public enum TileBadge: Equatable, Sendable {
         }
     }
 
+    /// The state in a word or two, without ages or reasons (the window title).
+    public var word: String {
+        switch self {
+        case .stalled: return "stalled"
+        case .failed: return "failed"
+        default: return text
+        }
+    }
+
     /// The badge's colour, 8-bit RGB: green live, amber waiting, red stalled or failed, blue
     /// reconnecting, grey ended.
     public var colour: (r: UInt8, g: UInt8, b: UInt8) {

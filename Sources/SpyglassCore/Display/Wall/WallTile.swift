@@ -1,0 +1,63 @@
+/// A feed's tile on the main thread: its newest picture, whether that has been shown, its badge,
+/// and what was last drawn (so that only changed tiles are drawn again).
+@MainActor
+final class WallTile {
+    let feed: WallFeed
+    /// The newest picture taken from the slot (kept: a redraw shows it again).
+    private(set) var picture: DecodedFrame?
+    /// The newest picture has not been presented yet.
+    private(set) var pictureIsNew = false
+    /// When a picture of this feed was last presented, monotonic µs.
+    private(set) var lastShownMicros: UInt64?
+    /// What the tile says about the feed.
+    private(set) var badge = TileBadge.waitingForData
+    /// The tile must be drawn again (new picture, badge, place or gravity changed).
+    var dirty = true
+    /// Keeps libswscale's context while the picture size and tile stay the same.
+    let converter = PictureConverter()
+
+    init(_ feed: WallFeed) { self.feed = feed }
+
+    /// Takes the slot's newest picture. A picture replaced before it was shown is counted as
+    /// dropped, as ``WindowSink`` counts those replaced in the slot.
+    /// - Returns: true when there was one.
+    func takePicture() -> Bool {
+        guard let frame = feed.slot.take() else { return false }
+        if pictureIsNew, let old = picture { drop(old) }
+        picture = frame
+        pictureIsNew = true
+        dirty = true
+        return true
+    }
+
+    /// Stamps the new picture as shown at `presentedMicros` (drawn from `renderStartMicros`).
+    func presented(renderStartMicros: UInt64, presentedMicros: UInt64) {
+        guard pictureIsNew, let frame = picture else { return }
+        frame.timing.renderStartMicros = renderStartMicros
+        frame.timing.presentedMicros = presentedMicros
+        PresentationStamps.record(frame, metrics: feed.pipeline.metrics, latency: feed.latency)
+        pictureIsNew = false
+        lastShownMicros = presentedMicros
+    }
+
+    /// Re-reads the feed's state; marks the tile dirty when its badge reads differently.
+    func updateBadge(nowMicros: UInt64, stallMicros: UInt64) {
+        let b = TileBadge.of(state: feed.pipeline.state, lastPictureMicros: lastShownMicros ?? (picture != nil ? nowMicros : nil),
+                             nowMicros: nowMicros, stallMicros: stallMicros, live: feed.live)
+        if b.drawsDifferently(from: badge) { dirty = true }
+        badge = b
+    }
+
+    /// The feed ended and its last picture was taken.
+    var finished: Bool { feed.slot.isClosed && !feed.slot.hasFrame }
+
+    /// At the end: a picture never shown is counted and logged as dropped.
+    func dropUnshown() {
+        if pictureIsNew, let frame = picture { drop(frame); pictureIsNew = false }
+    }
+
+    private func drop(_ frame: DecodedFrame) {
+        feed.latency?.record(frame, dropped: true)
+        feed.pipeline.metrics.add(.framesDropped)
+    }
+}

@@ -102,8 +102,8 @@ argv.removeFirst()
 do {
     switch command {
     case "play":
-        let (urls, options) = try PlayArguments.parse(argv)
-        exit(PlaySession(urls: urls, options: options).run())
+        let (urls, options, perFeed) = try PlayArguments.parseFeeds(argv)
+        exit(PlaySession(urls: urls, options: options, perFeed: perFeed).run())
     case "send":
         exit(try runSend(argv))
     case "bench":

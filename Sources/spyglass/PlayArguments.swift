@@ -63,6 +63,10 @@ enum PlayArguments {
     /// " (did you mean --x?)" for the closest known option, when one is close.
     static func suggestion(_ arg: String) -> String {
         let name = arg.split(separator: "=").first.map(String.init) ?? arg
+        // An option the text begins (--stall → --stall-ms) before the nearest by edit distance.
+        if name.count > 3, let option = known.filter({ $0.hasPrefix(name) }).min(by: { $0.count < $1.count }) {
+            return " (did you mean \(option)?)"
+        }
         let best = known.map { ($0, editDistance(name, $0)) }.min { $0.1 < $1.1 }
         guard let (option, d) = best, d <= max(2, option.count / 3) || option.hasPrefix(name) else { return "" }
         return " (did you mean \(option)?)"

@@ -52,7 +52,9 @@ public struct WallLayout: Equatable, Sendable, CustomStringConvertible {
     /// The index of the tile under the point (`x`, `y`) of a window `width` x `height`; nil outside it.
     public func tileIndex(atX x: Int, y: Int, width: Int, height: Int) -> Int? {
         guard x >= 0, y >= 0, x < width, y < height, width > 0, height > 0 else { return nil }
-        let c = min(columns - 1, x * columns / width), r = min(rows - 1, y * rows / height)
+        // The first column (row) whose far edge, as ``tile(_:width:height:)`` rounds it, is past the point.
+        let c = (0..<columns).first { ($0 + 1) * width / columns > x } ?? columns - 1
+        let r = (0..<rows).first { ($0 + 1) * height / rows > y } ?? rows - 1
         return r * columns + c
     }
 }

@@ -204,6 +204,23 @@ struct WallWindowTests {
         }
     }
 
+    @Test("the title is UTF-8: _NET_WM_NAME is set and WM_NAME is not Latin-1 garbage",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/xprop")
+                   && FileManager.default.isExecutableFile(atPath: "/usr/bin/xwininfo"), "xprop/xwininfo not installed (x11-utils)"))
+    func titleIsUTF8() throws {
+        try withWall { rig in
+            let env = ["DISPLAY": String(cString: getenv("DISPLAY"))]
+            let (_, tree, _) = try Fixtures.run("/usr/bin/xwininfo", ["-root", "-children"], environment: env)
+            let line = try #require(tree.split(separator: "\n").first { $0.contains("\"Spyglass") }, "the window in \(tree)")
+            let id = String(line.drop { $0 == " " }.prefix { $0 != " " })
+            let (rc, props, err) = try Fixtures.run("/usr/bin/xprop", ["-id", id, "_NET_WM_NAME", "WM_NAME"],
+                                                    environment: env.merging(["LC_ALL": "C.UTF-8"]) { $1 })
+            #expect(rc == 0, "\(err) (window \(id) in \(line))")
+            #expect(props.contains("_NET_WM_NAME(UTF8_STRING) = \"Spyglass — 4 feeds — 4 live\""), "\(props)")
+            #expect(!props.contains("â"), "\(props)")
+        }
+    }
+
     /// Decodes a PNG with SDL2_image into 8-bit RGB rows.
     static func decodePNG(_ path: String) -> (width: Int, height: Int, rgb: [UInt8])? {
         guard let loaded = IMG_Load(path) else { return nil }

@@ -249,6 +249,28 @@ public final class SDLDisplay: RoutedWindow {
         progress = (max(0, min(1, fraction)), text)
     }
 
+    /// The feed's state badge (a coloured disc and words, as on the wall), drawn at the bottom
+    /// left from the next redraw on; a badge that ``TileBadge/dimsPicture`` dims the picture.
+    public var badge: TileBadge?
+
+    /// Draws the badge with its bottom edge at `bottom`; returns the height it took.
+    private func drawBadge(_ b: TileBadge, bottom: Int) -> Int {
+        let h = 34, y = bottom - h
+        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
+        SDL_SetRenderDrawColor(renderer, 16, 16, 20, 255)
+        var box = SDL_Rect(x: 6, y: Int32(y), w: 30, h: Int32(h))
+        SDL_RenderFillRect(renderer, &box)
+        SDL_SetRenderDrawColor(renderer, b.colour.r, b.colour.g, b.colour.b, 255)
+        let radius = 8, cy = y + h / 2
+        for dy in -radius...radius {
+            let half = Int(Double(radius * radius - dy * dy).squareRoot())
+            var row = SDL_Rect(x: Int32(21 - half), y: Int32(cy + dy), w: Int32(2 * half + 1), h: 1)
+            SDL_RenderFillRect(renderer, &row)
+        }
+        drawText([b.text], x: 42, y: y + 3, box: true, opaque: true)
+        return h + 6
+    }
+
     /// Lines drawn over the picture's corner (stall state, counters) from the next redraw on.
     /// - Parameter lines: the lines; empty for none.
     public func setOverlay(_ lines: [String]) {
@@ -369,8 +391,15 @@ public final class SDLDisplay: RoutedWindow {
             } else {
                 SDL_RenderCopy(renderer, texture, nil, &dst)
             }
+            if badge?.dimsPicture == true {
+                // A frozen or finished picture must not look live: a quarter of its brightness.
+                SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
+                SDL_SetRenderDrawColor(renderer, 0, 0, 0, 192)
+                SDL_RenderFillRect(renderer, &dst)
+            }
             // Bottom left: the top rows may carry a time code that an observer reads.
-            let bar = progress != nil ? 34 : 0
+            var bar = progress != nil ? 34 : 0
+            if let badge { bar += drawBadge(badge, bottom: Int(oh) - 6 - bar) }
             if !overlay.isEmpty { drawText(overlay, x: 12, y: Int(oh) - 36 * overlay.count - 8 - bar, box: true) }
             if let progress {
                 SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
@@ -386,6 +415,7 @@ public final class SDLDisplay: RoutedWindow {
             SDL_SetRenderDrawColor(renderer, 32, 36, 44, 255)
             SDL_RenderClear(renderer)
             drawText(message, x: 24, y: Int(oh) / 2 - 30 * message.count / 2, box: false)
+            if let badge { _ = drawBadge(badge, bottom: Int(oh) - 6) }
         }
         if captureReadback && hasPicture { readBack(Int(ow), Int(oh)) }
         SDL_RenderPresent(renderer)   // direct mode: draws what is batched on the surface
@@ -507,7 +537,8 @@ public final class SDLDisplay: RoutedWindow {
 
     // MARK: - text
 
-    private func drawText(_ lines: [String], x: Int, y: Int, box: Bool) {
+    /// `box` puts each line on a dark box (`opaque`: a solid one, for the badge).
+    private func drawText(_ lines: [String], x: Int, y: Int, box: Bool, opaque: Bool = false) {
         guard let font else { return }
         var yy = y
         for line in lines where !line.isEmpty {
@@ -518,7 +549,7 @@ public final class SDLDisplay: RoutedWindow {
             var r = SDL_Rect(x: Int32(x), y: Int32(yy), w: surface.pointee.w, h: surface.pointee.h)
             if box {
                 SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
-                SDL_SetRenderDrawColor(renderer, 0, 0, 0, 160)
+                SDL_SetRenderDrawColor(renderer, opaque ? 16 : 0, opaque ? 16 : 0, opaque ? 20 : 0, opaque ? 255 : 160)
                 var bg = SDL_Rect(x: r.x - 6, y: r.y - 2, w: r.w + 12, h: r.h + 4)
                 SDL_RenderFillRect(renderer, &bg)
             }

@@ -16,6 +16,9 @@ import Glibc
     /// The feeds, once running (bench reads the first one's latency log and stops it).
     private(set) var feeds: [PlayFeed] = []
     private var signalSources: [DispatchSourceSignal] = []
+    /// Feeds whose source could not be opened (several sources): number, label and why; the
+    /// wall keeps their tiles, saying so.
+    private var unopened: [(n: Int, name: String, reason: String)] = []
 
     /// - Parameters: urls: the sources; options: the command line's; perFeed: each feed's own
     ///   (same count as `urls`), or empty when all feeds share `options`.
@@ -38,7 +41,7 @@ import Glibc
         let metricsServer: MetricsServer?
         do { metricsServer = try startMetrics() } catch { Log.error("\(error)"); return 1 }
         defer { metricsServer?.stop() }
-        if options.display == .sdl, feeds.count > 1, feeds.allSatisfy({ $0.slot != nil }) {
+        if options.display == .sdl, feeds.count + unopened.count > 1, feeds.allSatisfy({ $0.slot != nil }) {
             runWall { for f in self.feeds { f.pipeline.start() } }
         } else if options.display == .sdl, let feed = feeds.first, feed.slot != nil {
             // The window opens first (75–110 ms under Xvfb): a file's first pictures must not
@@ -78,6 +81,7 @@ import Glibc
                 feeds.append(try PlayFeed(n: i + 1, url: url, source: source, options: feedOptions(i), windowed: windowed))
             } catch where urls.count > 1 {
                 Log.error("feed \(i + 1): \(error)")
+                unopened.append((i + 1, feedOptions(i).feedName ?? url.description, "\(error)"))
                 failed = true
             }
         }
@@ -156,9 +160,11 @@ import Glibc
         settings.gravity = options.gravity
         if let s = options.windowSize { settings.size = s }
         settings.position = options.windowPosition
-        let wallFeeds = feeds.map { f in
-            WallFeed(pipeline: f.pipeline, slot: f.slot!, latency: f.latency, name: f.name, live: f.url.deliversInRealTime)
+        let running = feeds.map { f in
+            (f.n, WallFeed(pipeline: f.pipeline, slot: f.slot!, latency: f.latency, name: f.name, live: f.url.deliversInRealTime))
         }
+        let failed = unopened.map { ($0.n, WallFeed.failed(name: $0.name, reason: $0.reason)) }
+        let wallFeeds = (running + failed).sorted { $0.0 < $1.0 }.map(\.1)
         let wall: WallWindow
         do { wall = try WallWindow(system: SDLVideoSystem(), feeds: wallFeeds, settings: settings) } catch {
             Log.info("\(error): decoding headless")
@@ -166,7 +172,7 @@ import Glibc
             PlayFeed.drainHeadless(feeds)
             return
         }
-        Log.info("wall open: \(feeds.count) feeds, \(wall.view.layout) grid")
+        Log.info("wall open: \(wallFeeds.count) feeds, \(wall.view.layout) grid")
         for f in feeds { f.wakeTarget.set(wall.waker) }
         startFeeds()
         wall.run()

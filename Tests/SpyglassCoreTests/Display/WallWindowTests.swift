@@ -51,7 +51,7 @@ struct WallWindowTests {
             settings.screenshotFolder = FileManager.default.temporaryDirectory.path
             wall = try WallWindow(system: system, feeds: feeds, settings: settings)
             wake.set(wall.waker)
-            pipelines = feeds.map(\.pipeline)
+            pipelines = feeds.compactMap(\.pipeline)
             self.senders = senders
             for p in pipelines { p.start() }
         }
@@ -218,6 +218,26 @@ struct WallWindowTests {
             #expect(rc == 0, "\(err) (window \(id) in \(line))")
             #expect(props.contains("_NET_WM_NAME(UTF8_STRING) = \"Spyglass — 4 feeds — 4 live\""), "\(props)")
             #expect(!props.contains("â"), "\(props)")
+        }
+    }
+
+    @Test("a feed that could not start keeps its tile: slate, never black, with the failed badge and the reason")
+    func aFeedThatCouldNotStartKeepsItsTile() throws {
+        let screen = try VirtualScreen()
+        defer { screen.stop() }
+        try screen.whileDisplaySet {
+            var settings = WallWindow.Settings()
+            settings.size = (640, 180)
+            let feeds = [WallFeed.failed(name: "udp://:5600", reason: "port 5600 is in use"),
+                         WallFeed.failed(name: "Yard", reason: "connection refused")]
+            let wall = try WallWindow(system: try SDLVideoSystem(), feeds: feeds, settings: settings)
+            #expect(!wall.step(waitMillis: 0), "nothing runs: the wall is done at once")
+            #expect(wall.badge(ofFeed: 0) == .failed("port 5600 is in use"))
+            #expect(wall.badge(ofFeed: 1).text == "failed: connection refused")
+            let bg = WallWindow.background
+            let centre = try #require(wall.rgb(of: PixelRect(x: 160, y: 90, width: 1, height: 1)))
+            #expect(centre == [bg.r, bg.g, bg.b], "slate, not black: \(centre)")
+            #expect(wall.currentTitle == "Spyglass — 2 feeds — 2 failed", "\(wall.currentTitle)")
         }
     }
 

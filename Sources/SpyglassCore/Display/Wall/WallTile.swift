@@ -7,8 +7,9 @@ final class WallTile {
     private(set) var picture: DecodedFrame?
     /// The newest picture has not been presented yet.
     private(set) var pictureIsNew = false
-    /// When a picture of this feed was last presented, monotonic µs.
-    private(set) var lastShownMicros: UInt64?
+    /// When the newest picture was taken from the slot, monotonic µs: the badge's age counts from
+    /// there, so a feed hidden behind a focused one is not called stalled.
+    private(set) var lastPictureMicros: UInt64?
     /// What the tile says about the feed.
     private(set) var badge = TileBadge.waitingForData
     /// The tile must be drawn again (new picture, badge, place or gravity changed).
@@ -22,9 +23,10 @@ final class WallTile {
     /// dropped, as ``WindowSink`` counts those replaced in the slot.
     /// - Returns: true when there was one.
     func takePicture() -> Bool {
-        guard let frame = feed.slot.take() else { return false }
+        guard let frame = feed.slot?.take() else { return false }
         if pictureIsNew, let old = picture { drop(old) }
         picture = frame
+        lastPictureMicros = MonotonicClock.nowMicros()
         pictureIsNew = true
         dirty = true
         return true
@@ -35,21 +37,21 @@ final class WallTile {
         guard pictureIsNew, let frame = picture else { return }
         frame.timing.renderStartMicros = renderStartMicros
         frame.timing.presentedMicros = presentedMicros
-        PresentationStamps.record(frame, metrics: feed.pipeline.metrics, latency: feed.latency)
+        if let p = feed.pipeline { PresentationStamps.record(frame, metrics: p.metrics, latency: feed.latency) }
         pictureIsNew = false
-        lastShownMicros = presentedMicros
     }
 
     /// Re-reads the feed's state; marks the tile dirty when its badge reads differently.
     func updateBadge(nowMicros: UInt64, stallMicros: UInt64) {
-        let b = TileBadge.of(state: feed.pipeline.state, lastPictureMicros: lastShownMicros ?? (picture != nil ? nowMicros : nil),
+        let state = feed.failure.map { PipelineState.failed($0) } ?? feed.pipeline?.state ?? .ended
+        let b = TileBadge.of(state: state, lastPictureMicros: lastPictureMicros,
                              nowMicros: nowMicros, stallMicros: stallMicros, live: feed.live)
         if b.drawsDifferently(from: badge) { dirty = true }
         badge = b
     }
 
     /// The feed ended and its last picture was taken.
-    var finished: Bool { feed.slot.isClosed && !feed.slot.hasFrame }
+    var finished: Bool { feed.slot.map { $0.isClosed && !$0.hasFrame } ?? true }
 
     /// At the end: a picture never shown is counted and logged as dropped.
     func dropUnshown() {
@@ -58,6 +60,6 @@ final class WallTile {
 
     private func drop(_ frame: DecodedFrame) {
         feed.latency?.record(frame, dropped: true)
-        feed.pipeline.metrics.add(.framesDropped)
+        feed.pipeline?.metrics.add(.framesDropped)
     }
 }

@@ -26,9 +26,19 @@ public struct WallView: Equatable, Sendable {
 
     /// Key codes the wall reads (SDL key codes: ASCII for these).
     public enum Key {
-        public static let escape: Int32 = 27, tab: Int32 = 9
-        public static let gravity = Int32(UInt8(ascii: "a")), screenshot = Int32(UInt8(ascii: "p"))
-        public static let quit = Int32(UInt8(ascii: "q")), fullscreen = Int32(UInt8(ascii: "f"))
+        /// Esc: back to the wall, or quit from it.
+        public static let escape: Int32 = 27
+        /// Tab: focus the next feed.
+        public static let tab: Int32 = 9
+        /// `a`: the next gravity.
+        public static let gravity = Int32(UInt8(ascii: "a"))
+        /// `p`: a PNG screenshot.
+        public static let screenshot = Int32(UInt8(ascii: "p"))
+        /// `q`: quit.
+        public static let quit = Int32(UInt8(ascii: "q"))
+        /// `f`: fullscreen.
+        public static let fullscreen = Int32(UInt8(ascii: "f"))
+        /// `1` (feed 1) to `9` (feed 9).
         public static let one = Int32(UInt8(ascii: "1")), nine = Int32(UInt8(ascii: "9"))
     }
 

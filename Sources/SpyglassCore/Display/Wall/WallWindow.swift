@@ -96,8 +96,8 @@ public final class WallWindow {
         case .quit:
             quitRequested = true
             for tile in tiles {
-                tile.feed.pipeline.stop()
-                tile.feed.slot.close()
+                tile.feed.pipeline?.stop()
+                tile.feed.slot?.close()
                 tile.dropUnshown()
             }
         }

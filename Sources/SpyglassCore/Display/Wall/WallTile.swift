@@ -14,10 +14,13 @@ final class WallTile {
     private(set) var badge = TileBadge.waitingForData
     /// The tile must be drawn again (new picture, badge, place or gravity changed).
     var dirty = true
-    /// Keeps libswscale's context while the picture size and tile stay the same.
+    /// Keeps libswscale's context while the picture size and tile stay the same; SIMD scaling.
     let converter = PictureConverter()
 
-    init(_ feed: WallFeed) { self.feed = feed }
+    init(_ feed: WallFeed) {
+        self.feed = feed
+        converter.fastScaling = true
+    }
 
     /// Takes the slot's newest picture. A picture replaced before it was shown is counted as
     /// dropped, as ``WindowSink`` counts those replaced in the slot.

@@ -19,6 +19,10 @@ final class WallSurface: RoutedWindow {
     private var routed: [SDL_Event] = []
     private nonisolated let wakeSignal = WakeSignal()
     private var failureLogged = false
+    /// Rendered lines of text, by text: a tile's name and badge are drawn with every picture.
+    private var textCache: [String: UnsafeMutablePointer<SDL_Surface>] = [:]
+    /// More lines than this (a stall's age counts up) and the cache starts again.
+    private static let textCacheLimit = 256
     /// Text height, pixels.
     static let fontPixels: Int32 = 15
 
@@ -45,6 +49,7 @@ final class WallSurface: RoutedWindow {
     }
 
     isolated deinit {
+        for t in textCache.values { SDL_FreeSurface(t) }
         if let font { TTF_CloseFont(font) }
         SDL_DestroyWindow(window)
     }
@@ -125,15 +130,27 @@ final class WallSurface: RoutedWindow {
     /// - Returns: the box drawn (empty when none).
     @discardableResult
     func text(_ line: String, x: Int, y: Int, maxWidth: Int) -> PixelRect {
-        guard let font, let (s, _) = target(), !line.isEmpty, maxWidth > 8,
-              let t = TTF_RenderUTF8_Blended(font, line, SDL_Color(r: 240, g: 240, b: 240, a: 255)) else { return PixelRect(x: x, y: y, width: 0, height: 0) }
-        defer { SDL_FreeSurface(t) }
+        guard let (s, _) = target(), !line.isEmpty, maxWidth > 8, let t = rendered(line) else {
+            return PixelRect(x: x, y: y, width: 0, height: 0)
+        }
         let box = PixelRect(x: x, y: y, width: min(Int(t.pointee.w) + 8, maxWidth), height: Int(t.pointee.h) + 4)
         fill(box, (16, 16, 20))
         var src = SDL_Rect(x: 0, y: 0, w: Int32(box.width - 8), h: t.pointee.h)
         var dst = SDL_Rect(x: Int32(x + 4), y: Int32(y + 2), w: src.w, h: src.h)
         SDL_UpperBlit(t, &src, s, &dst)
         return box
+    }
+
+    /// `line` rendered in light grey, from the cache when it was drawn before; nil without a font.
+    private func rendered(_ line: String) -> UnsafeMutablePointer<SDL_Surface>? {
+        if let t = textCache[line] { return t }
+        guard let font, let t = TTF_RenderUTF8_Blended(font, line, SDL_Color(r: 240, g: 240, b: 240, a: 255)) else { return nil }
+        if textCache.count >= Self.textCacheLimit {
+            for old in textCache.values { SDL_FreeSurface(old) }
+            textCache.removeAll()
+        }
+        textCache[line] = t
+        return t
     }
 
     /// Sends the rectangles `rects` of the surface to the screen, in one call.

@@ -1,6 +1,6 @@
 /// Drawing one tile of the wall: the picture placed by the gravity (dimmed when it is frozen or
-/// finished), or a slate background before the first picture; the feed's name at the top left;
-/// the state badge (a coloured disc and words) at the bottom left. Never a black tile.
+/// finished), or a slate background before the first picture; at the bottom left the feed's
+/// name over its state badge (a coloured disc and words). Never a black tile.
 extension WallWindow {
     static let background: (r: UInt8, g: UInt8, b: UInt8) = (32, 36, 44)
 
@@ -19,10 +19,11 @@ extension WallWindow {
         } else {
             surface.fill(rect, Self.background)
         }
+        // Bottom left, the name over the badge: the top rows may carry a time code an observer reads.
         let inner = rect.width - 12
-        surface.text(tile.feed.name, x: rect.x + 6, y: rect.y + 6, maxWidth: inner)
         let lineHeight = Int(WallSurface.fontPixels) + 8
         let y = rect.y + rect.height - lineHeight - 6
+        surface.text(tile.feed.name, x: rect.x + 6, y: y - lineHeight - 2, maxWidth: inner)
         let box = surface.text(tile.badge.text, x: rect.x + 26, y: y, maxWidth: inner - 20)
         surface.fill(PixelRect(x: rect.x + 6, y: y, width: 20, height: max(box.height, lineHeight)), (16, 16, 20))
         surface.disc(cx: rect.x + 16, cy: y + max(box.height, lineHeight) / 2, radius: 6, tile.badge.colour)

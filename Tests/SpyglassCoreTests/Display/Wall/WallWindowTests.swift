@@ -221,6 +221,18 @@ struct WallWindowTests {
         }
     }
 
+    @Test("q closes the wall: every feed stops and the wall is done")
+    func quitStopsEveryFeed() throws {
+        try withWall { rig in
+            rig.wall.apply(.key(WallView.Key.quit))
+            #expect(rig.wall.quitRequested)
+            #expect(!rig.wall.step(waitMillis: 0))
+            #expect(rig.pipelines.allSatisfy { $0.isStopping })
+            let joined = rig.pipelines.allSatisfy { $0.join(timeoutMicros: Int(Self.deadlineSeconds * 1e6)) }
+            #expect(joined, "every feed's thread ended")
+        }
+    }
+
     @Test("a feed that could not start keeps its tile: slate, never black, with the failed badge and the reason")
     func aFeedThatCouldNotStartKeepsItsTile() throws {
         let screen = try VirtualScreen()

@@ -90,6 +90,9 @@ enum WallFile {
                     o.recordPath = try a.value(w)
                 } else if w == "--target-ms" {
                     o.targetMillis = try a.number(w, 1...600_000)
+                } else if w == "--sdp" {
+                    let path = try a.value(w)
+                    do { o.receiver.sdp = try SessionDescription(path: path) } catch { throw CLIError.usage("--sdp: \(error)") }
                 } else {
                     _ = try PlayArguments.receiverOption(w, &a, &o.receiver)
                 }

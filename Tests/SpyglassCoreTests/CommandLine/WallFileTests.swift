@@ -35,6 +35,7 @@ import Glibc
                      ("name=X udp://:5600\n", ":1: a line starts with its SOURCE, not 'name=X'"),
                      ("udp://:5600 --record r\nudp://:5601 --record r\n", ":2: --record r is also the recording of line 1"),
                      ("udp://:5600 --target-ms 0\n", ":1: --target-ms: 0 is out of range"),
+                     ("udp://:5600\nudp://:5601 --sdp /nonexistent/cam.sdp\n", ":2: --sdp: /nonexistent/cam.sdp"),
                      ("# only a comment\n", "no feed in it")]
         for (text, expected) in cases {
             let (rc, _, err) = try play(text)

@@ -13,8 +13,10 @@ import Glibc
 final class PlayFeed {
     let n: Int
     let url: SourceURL
-    /// The tile label: `name=` from the wall file, else the source; with `--target-ms`, the target.
+    /// The tile label: `name=` from the wall file, else the source.
     let name: String
+    /// `--target-ms` from the wall file: the glass-to-glass target, ms.
+    let targetMillis: Double?
     let pipeline: Pipeline
     let latency: LatencyRecorder?
     let recording: RecordingSource?
@@ -74,8 +76,8 @@ final class PlayFeed {
         // An RTSP camera's SDP (payload type, codec, sprop parameter sets), unless --sdp overrides it.
         if receiver.sdp == nil, let rtsp = source as? RTSPSource { receiver.sdp = rtsp.sessionDescription }
         pipeline = Pipeline(id: n, source: source, options: receiver, metrics: metrics, sink: chain, observers: observers)
-        let target = options.targetMillis.map { String(format: " · target %.0f ms", $0) } ?? ""
-        name = (options.feedName ?? pipeline.label) + target
+        name = options.feedName ?? pipeline.label
+        targetMillis = options.targetMillis
     }
 
     /// `--record`: a flight recorder, or nil with a one-line error when its folder is not writable

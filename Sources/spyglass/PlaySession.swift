@@ -161,7 +161,8 @@ import Glibc
         if let s = options.windowSize { settings.size = s }
         settings.position = options.windowPosition
         let running = feeds.map { f in
-            (f.n, WallFeed(pipeline: f.pipeline, slot: f.slot!, latency: f.latency, name: f.name, live: f.url.deliversInRealTime))
+            (f.n, WallFeed(pipeline: f.pipeline, slot: f.slot!, latency: f.latency, name: f.name, live: f.url.deliversInRealTime,
+                     targetMillis: f.targetMillis))
         }
         let failed = unopened.map { ($0.n, WallFeed.failed(name: $0.name, reason: $0.reason)) }
         let wallFeeds = (running + failed).sorted { $0.0 < $1.0 }.map(\.1)

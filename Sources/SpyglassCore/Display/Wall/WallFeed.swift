@@ -13,14 +13,18 @@ public struct WallFeed: Sendable {
     public let live: Bool
     /// Why the feed could not start (its source could not be opened), one line; nil when it runs.
     public let failure: String?
+    /// The feed's glass-to-glass target, ms (`--target-ms`); colours its ``LatencyChip``.
+    public let targetMillis: Double?
 
     /// A running feed. - Parameters: see the properties.
-    public init(pipeline: Pipeline, slot: FrameSlot, latency: LatencyRecorder?, name: String, live: Bool) {
+    public init(pipeline: Pipeline, slot: FrameSlot, latency: LatencyRecorder?, name: String, live: Bool,
+                targetMillis: Double? = nil) {
         self.pipeline = pipeline
         self.slot = slot
         self.latency = latency
         self.name = name
         self.live = live
+        self.targetMillis = targetMillis
         failure = nil
     }
 
@@ -29,6 +33,7 @@ public struct WallFeed: Sendable {
         slot = nil
         latency = nil
         live = false
+        targetMillis = nil
         self.name = name
         self.failure = failure
     }

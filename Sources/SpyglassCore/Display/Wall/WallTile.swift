@@ -12,6 +12,10 @@ final class WallTile {
     private(set) var lastPictureMicros: UInt64?
     /// What the tile says about the feed.
     private(set) var badge = TileBadge.waitingForData
+    /// Glass-to-glass of the pictures shown in the last second (pictures with a capture stamp).
+    private var recent = RecentGlassToGlass()
+    /// What the tile shows beside a live badge; nil without capture stamps.
+    private(set) var chip: LatencyChip?
     /// The tile must be drawn again (new picture, badge, place or gravity changed).
     var dirty = true
     /// Keeps libswscale's context while the picture size and tile stay the same; SIMD scaling.
@@ -41,6 +45,12 @@ final class WallTile {
         frame.timing.renderStartMicros = renderStartMicros
         frame.timing.presentedMicros = presentedMicros
         if let p = feed.pipeline { PresentationStamps.record(frame, metrics: p.metrics, latency: feed.latency) }
+        let t = frame.timing
+        if t.captureWallMicros > 0 && t.captureSource != .clockOffset {
+            let presentedWall = Int64(bitPattern: presentedMicros) + MonotonicClock.wallMinusMonotonicMicros
+            let millis = Double(presentedWall - Int64(bitPattern: t.captureWallMicros)) / 1000
+            if millis >= 0 { recent.add(presentedMicros: presentedMicros, millis: millis) }
+        }
         pictureIsNew = false
     }
 
@@ -51,6 +61,7 @@ final class WallTile {
                              nowMicros: nowMicros, stallMicros: stallMicros, live: feed.live)
         if b.drawsDifferently(from: badge) { dirty = true }
         badge = b
+        chip = b == .live ? recent.worst(nowMicros: nowMicros).map { LatencyChip(millis: $0, targetMillis: feed.targetMillis) } : nil
     }
 
     /// The feed ended and its last picture was taken.

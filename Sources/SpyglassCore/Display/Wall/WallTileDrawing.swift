@@ -27,5 +27,12 @@ extension WallWindow {
         let box = surface.text(tile.badge.text, x: rect.x + 26, y: y, maxWidth: inner - 20)
         surface.fill(PixelRect(x: rect.x + 6, y: y, width: 20, height: max(box.height, lineHeight)), (16, 16, 20))
         surface.disc(cx: rect.x + 16, cy: y + max(box.height, lineHeight) / 2, radius: 6, tile.badge.colour)
+        if let chip = tile.chip {
+            // Glass-to-glass, with a square in the target's colour: green, amber or red.
+            let x = box.x + box.width + 6
+            surface.fill(PixelRect(x: x, y: y, width: 20, height: max(box.height, lineHeight)), (16, 16, 20))
+            surface.fill(PixelRect(x: x + 5, y: y + max(box.height, lineHeight) / 2 - 5, width: 11, height: 11), chip.colour)
+            surface.text(chip.text, x: x + 20, y: y, maxWidth: rect.x + rect.width - x - 26)
+        }
     }
 }

@@ -70,4 +70,20 @@ import Testing
         #expect(v.apply(.key(WallView.Key.screenshot), width: 640, height: 360) == .screenshot)
         #expect(v.apply(.key(WallView.Key.escape), width: 640, height: 360) == .quit)
     }
+
+    @Test("the glass-to-glass chip: the worst of the last second, green within the target, amber to 1.5x, red beyond")
+    func latencyChip() {
+        #expect(LatencyChip(millis: 84, targetMillis: 120).text == "84 / 120 ms")
+        #expect(LatencyChip(millis: 84.4, targetMillis: nil).text == "84 ms")
+        #expect(LatencyChip(millis: 120, targetMillis: 120).colour == (40, 200, 80))
+        #expect(LatencyChip(millis: 170, targetMillis: 120).colour == (240, 170, 20))
+        #expect(LatencyChip(millis: 181, targetMillis: 120).colour == (230, 40, 40))
+        #expect(LatencyChip(millis: 181, targetMillis: nil).colour == (150, 150, 150))
+        var recent = RecentGlassToGlass()
+        recent.add(presentedMicros: 1_000_000, millis: 90)
+        recent.add(presentedMicros: 1_500_000, millis: 40)
+        #expect(recent.worst(nowMicros: 1_900_000) == 90)
+        #expect(recent.worst(nowMicros: 2_100_000) == 40, "the 90 ms picture is over a second old")
+        #expect(recent.worst(nowMicros: 2_600_000) == nil)
+    }
 }

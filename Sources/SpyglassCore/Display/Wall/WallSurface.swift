@@ -202,17 +202,18 @@ final class WallSurface: RoutedWindow {
         SDL_SetWindowFullscreen(window, full ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue)
     }
 
-    /// Waits up to `timeoutMillis` for input: a wake-up (a feed has a picture) first, then the
-    /// window-system events addressed to this window, polled every ``SDLDisplay/inputPollMillis``.
+    /// Waits up to `timeoutMillis` for input: the window-system events addressed to this window
+    /// first (with 16 feeds a picture is nearly always ready: keys must not wait behind them),
+    /// then a wake-up (a feed has a picture); events are polled every ``SDLDisplay/inputPollMillis``.
     /// - Returns: the input, or nil on timeout.
     func waitInput(timeoutMillis: Int) -> WallInput? {
         let deadline = MonotonicClock.nowMicros() + UInt64(max(0, timeoutMillis)) * 1000
         while true {
-            if wakeSignal.take(waitingUpTo: 0) { return .frameReady }
             system.pumpEvents()
             while !routed.isEmpty {
                 if let input = WallInput(routed.removeFirst()) { return input }
             }
+            if wakeSignal.take(waitingUpTo: 0) { return .frameReady }
             let now = MonotonicClock.nowMicros()
             guard now < deadline else { return nil }
             if wakeSignal.take(waitingUpTo: min(Int(deadline - now), SDLDisplay.inputPollMillis * 1000)) { return .frameReady }

@@ -221,6 +221,28 @@ struct WallWindowTests {
         }
     }
 
+    @Test("keys and clicks through SDL's own event queue reach the wall while pictures flow")
+    func sdlEventsReachTheWall() throws {
+        try withWall { rig in
+            let id = rig.wall.surface.windowID
+            var key = SDL_Event()
+            key.key.type = SDL_KEYDOWN.rawValue
+            key.key.windowID = id
+            key.key.state = UInt8(SDL_PRESSED)
+            key.key.keysym.sym = WallView.Key.one + 1
+            #expect(SDL_PushEvent(&key) == 1, "SDL_PushEvent: \(String(cString: SDL_GetError()))")
+            #expect(rig.step { rig.wall.view.focus == 1 }, "the key 2 focused feed 2")
+            var click = SDL_Event()
+            click.button.type = SDL_MOUSEBUTTONDOWN.rawValue
+            click.button.windowID = id
+            click.button.button = UInt8(SDL_BUTTON_LEFT)
+            click.button.x = 10
+            click.button.y = 10
+            #expect(SDL_PushEvent(&click) == 1)
+            #expect(rig.step { rig.wall.view.focus == nil }, "a click went back to the wall")
+        }
+    }
+
     @Test("q closes the wall: every feed stops and the wall is done")
     func quitStopsEveryFeed() throws {
         try withWall { rig in

@@ -86,4 +86,13 @@ import Testing
         #expect(recent.worst(nowMicros: 2_100_000) == 40, "the 90 ms picture is over a second old")
         #expect(recent.worst(nowMicros: 2_600_000) == nil)
     }
+
+    @Test("a grid smaller than the feeds: the extra feeds are reached by Tab and digits, not drawn on the wall")
+    func moreFeedsThanTiles() {
+        var v = WallView(feeds: 5, layout: WallLayout(columns: 2, rows: 2)!, gravity: .letterbox)
+        #expect(v.visibleTiles(width: 640, height: 360).map(\.feed) == [0, 1, 2, 3])
+        #expect(v.apply(.key(WallView.Key.one + 4), width: 640, height: 360) == .redrawAll)
+        #expect(v.visibleTiles(width: 640, height: 360).map(\.feed) == [4])
+        #expect(v.apply(.key(WallView.Key.tab), width: 640, height: 360) == .redrawAll && v.focus == 0, "Tab wraps")
+    }
 }

@@ -13,9 +13,9 @@ let package = Package(
         // libavcodec + libavutil + libswscale (Debian's FFmpeg 5.1), one module map.
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavcodec",
                        providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
-        // SDL2 + SDL2_ttf.
+        // SDL2 + SDL2_ttf (status text) + SDL2_image (PNG screenshots).
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2",
-                       providers: [.apt(["libsdl2-dev", "libsdl2-ttf-dev"])]),
+                       providers: [.apt(["libsdl2-dev", "libsdl2-ttf-dev", "libsdl2-image-dev"])]),
         // libpcap, for packet captures (pcap and pcapng).
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         // libmicrohttpd, which serves /metrics (Prometheus text exposition).

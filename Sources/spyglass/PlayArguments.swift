@@ -10,27 +10,47 @@ enum PlayArguments {
                         "--join-timeout-ms", "--decode", "--sdp", "--idle-flush-ms", "--threads", "--framemd5",
                         "--summary", "--record", "--record-split-mb", "--record-split-min", "--latency-log",
                         "--snapshot", "--vsync", "--clock", "--window-pos", "--window-size", "--quiet", "--status",
-                        "--verbose", "--max-au-mb", "--max-size", "--help", "--clock-offset-ms", "--clock-offset", "--rtsp-transport", "--metrics"]
+                        "--verbose", "--max-au-mb", "--max-size", "--help", "--clock-offset-ms", "--clock-offset", "--rtsp-transport", "--metrics",
+                        "--wall", "--layout", "--gravity"]
 
-    /// Parses `play`'s arguments.
+    /// Parses `play`'s arguments when every feed has the same options (`replay`).
     /// - Returns: the sources, in order (feed 1, 2, …), and the options.
     /// - Throws: ``CLIError/usage(_:)`` with a one-line message.
     static func parse(_ argv: [String]) throws -> ([SourceURL], PlayOptions) {
+        let (urls, o, _) = try parseFeeds(argv)
+        return (urls, o)
+    }
+
+    /// Parses `play`'s arguments, `--wall FILE` included.
+    /// - Returns: the sources in order (those on the command line, then the wall file's), the
+    ///   command line's options, and each feed's own options (the wall file's lines over those).
+    /// - Throws: ``CLIError/usage(_:)`` with a one-line message (file and line for the wall file).
+    static func parseFeeds(_ argv: [String]) throws -> ([SourceURL], PlayOptions, [PlayOptions]) {
         var a = Arguments(args: argv)
         var o = PlayOptions()
         var sources: [String] = []
+        var wallPath: String?
         while let arg = a.next() {
             if try receiverOption(arg, &a, &o.receiver) || outputOption(arg, &a, &o) || windowOption(arg, &a, &o) { continue }
             switch arg {
             case "-h", "--help": print(usage); exit(0)
+            case "--wall": wallPath = try a.value(arg)
             case "--": while let rest = a.next() { sources.append(rest) }
             default:
                 if arg.hasPrefix("-") && arg.count > 1 { throw CLIError.usage("unknown option \(arg)\(suggestion(arg))") }
                 sources.append(arg)
             }
         }
-        guard !sources.isEmpty else { throw CLIError.usage("play needs a SOURCE") }
-        return (try sources.map(url), o)
+        var urls = try sources.map(url)
+        var perFeed = sources.map { _ in o }
+        if let wallPath {
+            for entry in try WallFile.read(wallPath, base: o) {
+                urls.append(entry.source)
+                perFeed.append(entry.options)
+            }
+        }
+        guard !urls.isEmpty else { throw CLIError.usage("play needs a SOURCE (or --wall FILE)") }
+        return (urls, o, perFeed)
     }
 
     private static func url(_ text: String) throws -> SourceURL {
@@ -46,7 +66,7 @@ enum PlayArguments {
     }
 
     /// Options of the receive path. Returns false when `arg` is not one of them.
-    private static func receiverOption(_ arg: String, _ a: inout Arguments, _ r: inout ReceiverOptions) throws -> Bool {
+    static func receiverOption(_ arg: String, _ a: inout Arguments, _ r: inout ReceiverOptions) throws -> Bool {
         switch arg {
         case "--codec":
             let v = try a.value(arg)
@@ -133,6 +153,14 @@ enum PlayArguments {
         case "--clock": o.clock = true
         case "--window-pos": o.windowPosition = try a.pair(arg, separator: ",", 0...16384, hint: "X,Y")
         case "--window-size": o.windowSize = try a.pair(arg, separator: "x", 64...8192, hint: "WxH")
+        case "--layout":
+            let v = try a.value(arg)
+            guard let l = WallLayout(parsing: v) else { throw CLIError.usage("--layout: '\(v)' (use CxR, 1 to \(WallLayout.maxSide) each, e.g. 3x2)") }
+            o.layout = l
+        case "--gravity":
+            let v = try a.value(arg)
+            guard let g = Gravity(rawValue: v) else { throw CLIError.usage("--gravity: '\(v)' (use letterbox, fill or stretch)") }
+            o.gravity = g
         default: return false
         }
         return true

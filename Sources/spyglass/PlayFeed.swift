@@ -13,6 +13,10 @@ import Glibc
 final class PlayFeed {
     let n: Int
     let url: SourceURL
+    /// The tile label: `name=` from the wall file, else the source.
+    let name: String
+    /// `--target-ms` from the wall file: the glass-to-glass target, ms.
+    let targetMillis: Double?
     let pipeline: Pipeline
     let latency: LatencyRecorder?
     let recording: RecordingSource?
@@ -72,6 +76,8 @@ final class PlayFeed {
         // An RTSP camera's SDP (payload type, codec, sprop parameter sets), unless --sdp overrides it.
         if receiver.sdp == nil, let rtsp = source as? RTSPSource { receiver.sdp = rtsp.sessionDescription }
         pipeline = Pipeline(id: n, source: source, options: receiver, metrics: metrics, sink: chain, observers: observers)
+        name = options.feedName ?? pipeline.label
+        targetMillis = options.targetMillis
     }
 
     /// `--record`: a flight recorder, or nil with a one-line error when its folder is not writable
@@ -86,15 +92,21 @@ final class PlayFeed {
         return (Recorder(path: path, splitBytes: options.recordSplitBytes, splitMicros: options.recordSplitMicros), false)
     }
 
-    /// No window after all: take the pictures from the slot as a headless sink would.
-    func drainHeadless() {
-        guard let slot else { return }
-        while !slot.isClosed || slot.hasFrame {
-            if let f = slot.take() {
-                f.timing.presentedMicros = MonotonicClock.nowMicros()
-                PresentationStamps.record(f, metrics: pipeline.metrics, latency: latency)
-            } else {
-                _ = pipeline.join(timeoutMicros: 5_000)
+    /// No window after all: take the pictures of `feeds` from their slots as a headless sink
+    /// would, round robin, until every feed has ended.
+    static func drainHeadless(_ feeds: [PlayFeed]) {
+        var open = feeds.filter { $0.slot != nil }
+        while !open.isEmpty {
+            open = open.filter { f in
+                guard let slot = f.slot else { return false }
+                if let frame = slot.take() {
+                    frame.timing.presentedMicros = MonotonicClock.nowMicros()
+                    PresentationStamps.record(frame, metrics: f.pipeline.metrics, latency: f.latency)
+                    return true
+                }
+                if slot.isClosed && !slot.hasFrame { return false }
+                _ = f.pipeline.join(timeoutMicros: 5_000 / open.count)
+                return true
             }
         }
     }

@@ -10,6 +10,8 @@ import Glibc
 @MainActor final class PlaySession {
     let urls: [SourceURL]
     var options: PlayOptions
+    /// Each feed's options (a wall file's lines); empty: every feed has ``options``.
+    private let perFeed: [PlayOptions]
     /// Called on the main thread about every 100 ms while running (bench's progress bar).
     var onTick: (() -> Void)?
     /// Headless, print a status line per feed while running (`play`; bench draws its own progress).
@@ -17,10 +19,16 @@ import Glibc
     /// The feeds, once running (bench reads the first one's latency log and stops it).
     private(set) var feeds: [PlayFeed] = []
     private var signalSources: [DispatchSourceSignal] = []
+    /// Feeds whose source could not be opened (several sources): number, label and why; the
+    /// wall keeps their tiles, saying so.
+    private var unopened: [(n: Int, name: String, reason: String)] = []
 
-    init(urls: [SourceURL], options: PlayOptions) {
+    /// - Parameters: urls: the sources; options: the command line's; perFeed: each feed's own
+    ///   (same count as `urls`), or empty when all feeds share `options`.
+    init(urls: [SourceURL], options: PlayOptions, perFeed: [PlayOptions] = []) {
         self.urls = urls
         self.options = options
+        self.perFeed = perFeed
     }
 
     /// Runs to the end; returns the process exit status.
@@ -37,7 +45,9 @@ import Glibc
         let metricsServer: MetricsServer?
         do { metricsServer = try startMetrics() } catch { Log.error("\(error)"); return 1 }
         defer { metricsServer?.stop() }
-        if options.display == .sdl, let feed = feeds.first, feed.slot != nil {
+        if options.display == .sdl, feeds.count + unopened.count > 1, feeds.allSatisfy({ $0.slot != nil }) {
+            runWall { for f in self.feeds { f.pipeline.start() } }
+        } else if options.display == .sdl, let feed = feeds.first, feed.slot != nil {
             // The window opens first (75–110 ms under Xvfb): a file's first pictures must not
             // wait in the slot meanwhile and be replaced.
             runWindow(feed) { for f in self.feeds { f.pipeline.start() } }
@@ -52,14 +62,13 @@ import Glibc
         return max(failedToOpen ? 1 : 0, waitAndClose())
     }
 
-    /// Several sources play headless (said once); a snapshot needs the window.
+    /// A snapshot needs the single-feed window (the wall has `p` for PNG screenshots).
     private func settleDisplay() {
-        if urls.count > 1 && options.display == .sdl {
-            Log.info("\(urls.count) sources: playing headless (several feeds in one window are not built yet)")
-            options.display = .none
-        }
         if options.display == .none && options.snapshotPath != nil {
             Log.info("warning: --snapshot needs the window; it is ignored with --display none")
+        } else if urls.count > 1 && options.snapshotPath != nil {
+            Log.info("warning: --snapshot is for one feed; on the wall press p for a PNG screenshot")
+            options.snapshotPath = nil
         }
     }
 
@@ -77,15 +86,19 @@ import Glibc
         var failed = false
         for (i, url) in urls.enumerated() {
             do {
-                let source = try openSource(url, options: options.receiver)
-                feeds.append(try PlayFeed(n: i + 1, url: url, source: source, options: options, windowed: windowed))
+                let source = try openSource(url, options: feedOptions(i).receiver)
+                feeds.append(try PlayFeed(n: i + 1, url: url, source: source, options: feedOptions(i), windowed: windowed))
             } catch where urls.count > 1 {
                 Log.error("feed \(i + 1): \(error)")
+                unopened.append((i + 1, feedOptions(i).feedName ?? url.description, "\(error)"))
                 failed = true
             }
         }
         return failed
     }
+
+    /// Feed `i`'s options (from 0).
+    private func feedOptions(_ i: Int) -> PlayOptions { i < perFeed.count ? perFeed[i] : options }
 
     /// `--metrics`: serves every feed's registry.
     private func startMetrics() throws -> MetricsServer? {
@@ -126,7 +139,7 @@ import Glibc
             // The feed goes on headless: its sink still hands pictures to the slot; take them here.
             Log.info("\(error): decoding headless")
             startFeeds()
-            feed.drainHeadless()
+            PlayFeed.drainHeadless([feed])
             return
         }
         display.captureReadback = options.snapshotPath != nil
@@ -146,6 +159,34 @@ import Glibc
         window.run()
         feed.wakeTarget.set(nil)
         if let path = options.snapshotPath { feed.snapshotFailed = !Snapshot.write(display, path: path) }
+    }
+
+    /// Several feeds in one window: a tile each. Without a window they go on headless.
+    private func runWall(startFeeds: () -> Void) {
+        var settings = WallWindow.Settings()
+        settings.stallMillis = options.stallMillis
+        settings.layout = options.layout
+        settings.gravity = options.gravity
+        if let s = options.windowSize { settings.size = s }
+        settings.position = options.windowPosition
+        let running = feeds.map { f in
+            (f.n, WallFeed(pipeline: f.pipeline, slot: f.slot!, latency: f.latency, name: f.name, live: f.url.deliversInRealTime,
+                     targetMillis: f.targetMillis))
+        }
+        let failed = unopened.map { ($0.n, WallFeed.failed(name: $0.name, reason: $0.reason)) }
+        let wallFeeds = (running + failed).sorted { $0.0 < $1.0 }.map(\.1)
+        let wall: WallWindow
+        do { wall = try WallWindow(system: SDLVideoSystem(), feeds: wallFeeds, settings: settings) } catch {
+            Log.info("\(error): decoding headless")
+            startFeeds()
+            PlayFeed.drainHeadless(feeds)
+            return
+        }
+        Log.info("wall open: \(wallFeeds.count) feeds, \(wall.view.layout) grid")
+        for f in feeds { f.wakeTarget.set(wall.waker) }
+        startFeeds()
+        wall.run()
+        for f in feeds { f.wakeTarget.set(nil) }
     }
 
     /// Ctrl-C and SIGTERM stop every feed cleanly: the summaries are still printed and written.

@@ -4,7 +4,7 @@ import SpyglassCore
 // `spyglass` command line. Keep state in types: Swift 6 puts main.swift globals on the main actor.
 
 let usage = """
-usage: spyglass play SOURCE [SOURCE …] [options]
+usage: spyglass play SOURCE [SOURCE …] [--wall FILE] [options]
        spyglass send pattern|FILE DEST [options]     (spyglass send --help)
        spyglass bench [options]                      (spyglass bench --help)
        spyglass probe SOURCE [--json]                (spyglass probe --help)
@@ -12,8 +12,15 @@ usage: spyglass play SOURCE [SOURCE …] [options]
        spyglass --version                            (this build and the libraries it loaded)
 
 SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://[USER:PASS@]HOST[:PORT]/PATH | FILE | -
-  Several SOURCEs play as one feed each, on their own threads, headless (--display none)
-  for now; `{n}` in --framemd5/--latency-log/--record/--summary becomes the feed's number (1, 2, …).
+  Several SOURCEs play as one feed each, on their own threads, in one window with a tile per feed
+  (the wall), or headless with --display none; `{n}` in --framemd5/--latency-log/--record/--summary
+  becomes the feed's number (1, 2, …).
+  --wall FILE              more feeds, one per line: SOURCE [name=TEXT] [--codec C] [--sdp FILE]
+                           [--allow-from ADDR[/N]]… [--rtp|--raw] [--reorder-ms MS] [--join-timeout-ms MS]
+                           [--record PATH] [--target-ms MS]; `#` comments, blank lines; "…" keeps blanks.
+                           Command-line options apply to every feed, a line's own override them.
+  --layout CxR             the wall's grid (default from the count: 1, 2x1, 2x2, 3x3, 4x4)
+  --gravity letterbox|fill|stretch  how pictures fill their tiles (default letterbox; fill crops)
   --codec auto|h264|h265   codec (default auto: detected from the NAL headers)
   --display sdl|none       SDL2 window (default) or headless decode
   --frames N               stop after N decoded frames
@@ -54,6 +61,8 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
   --verbose                also libavcodec's own warnings
 Window keys: f fullscreen, s link statistics, q/Esc quit
 Replay keys: space pause/resume, . one frame (paused), ←/→ seek 5 s, [ ] half/double speed
+Wall keys: 1-9 or click focus a feed (same key, click or Esc: back), Tab next feed, a gravity,
+           p PNG screenshot (./spyglass-NAME-TIME.png), f fullscreen, q quit
 """
 
 enum CLIError: Error, CustomStringConvertible {
@@ -109,8 +118,8 @@ argv.removeFirst()
 do {
     switch command {
     case "play":
-        let (urls, options) = try PlayArguments.parse(argv)
-        let session = PlaySession(urls: urls, options: options)
+        let (urls, options, perFeed) = try PlayArguments.parseFeeds(argv)
+        let session = PlaySession(urls: urls, options: options, perFeed: perFeed)
         session.showsStatusLines = true
         exit(session.run())
     case "send":

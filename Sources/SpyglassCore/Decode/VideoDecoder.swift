@@ -246,6 +246,6 @@ public final class VideoDecoder: VideoDecoding {
     static func errorText(_ code: Int32) -> String {
         var buf = [CChar](repeating: 0, count: 128)
         spy_av_strerror(code, &buf, buf.count)
-        return String(cString: buf)
+        return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -96,7 +96,18 @@ import Glibc
         return "\(arrived) datagrams since the last picture, none made one\(notRTP)"
     }
 
+    /// Shows a live feed's state badge (as on the wall) and redraws when it reads differently.
+    private func updateBadge(now: UInt64, presenter p: Presenter) {
+        guard settings.live else { return }
+        let b = TileBadge.of(state: pipeline.state, lastPictureMicros: p.lastPresented == 0 ? nil : p.lastPresented,
+                             nowMicros: now, stallMicros: UInt64(settings.stallMillis * 1000), live: settings.live)
+        guard display.badge.map({ b.drawsDifferently(from: $0) }) ?? true else { return }
+        display.badge = b
+        display.redraw()
+    }
+
     private func tick(now: UInt64, started: UInt64, presenter p: inout Presenter) {
+        updateBadge(now: now, presenter: p)
         if let rec = recording {
             let pr = rec.progress
             let line = String(format: "%@ %6.1f / %.1f s  frame %d / %d  %.2fx", pr.paused ? "⏸" : "▶",
@@ -116,10 +127,9 @@ import Glibc
             display.showMessage(["Waiting for video…", "from \(pipeline.label)",
                                  String(format: "%.0f s, %d datagrams, %d bytes", Double(now - started) / 1e6, s.datagrams, s.bytes)])
         } else if Double(now - p.lastPresented) / 1000 >= settings.stallMillis {
-            // A frozen picture must not look live.
-            let age = Double(now - p.lastPresented) / 1e6
-            display.setOverlay([String(format: "STALLED: last frame %.1f s ago", age), Self.stallReason(s, since: p.datagramsAtLastFrame,
-                                                                                                   state: pipeline.state, label: pipeline.label)])
+            // A frozen picture must not look live (the badge dims it).
+            // The badge says "stalled" and the age; the overlay says why.
+            display.setOverlay([Self.stallReason(s, since: p.datagramsAtLastFrame, state: pipeline.state, label: pipeline.label)])
             display.redraw()
             if !p.stalled { display.setTitle(title("stalled")); p.stalled = true }
         }

@@ -15,28 +15,34 @@ final class PictureConverter {
 
     private var context: OpaquePointer?
     private var key: Key?
+    /// Scale 8-bit 4:2:0 with libswscale's SIMD bilinear path too (the wall's many tiles), not
+    /// only at the picture's own size: chroma is then interpolated less exactly.
+    var fastScaling = false
 
     deinit { if let context { sws_freeContext(context) } }
 
-    /// Converts `frame` into `pixels`.
+    /// Converts `frame` (or its part `source`) into `pixels`.
     /// - Parameters:
     ///   - pixels: first byte of the destination rectangle; `pitch` bytes from one row to the next.
     ///   - width/height: destination size, pixels (the picture is scaled to it).
     ///   - format: `AV_PIX_FMT_BGR0` or `AV_PIX_FMT_BGRA` (SDL's XRGB8888 / ARGB8888 in memory).
+    ///   - source: the part of the picture to convert, picture pixels (nil: all of it); clamped to
+    ///     the picture, its origin rounded down to the chroma grid.
     /// - Returns: false when libswscale cannot convert this input (it is then not drawn).
     func convert(_ frame: DecodedFrame, into pixels: UnsafeMutableRawPointer, pitch: Int,
-                 width: Int, height: Int, format: AVPixelFormat) -> Bool {
+                 width: Int, height: Int, format: AVPixelFormat, source: PixelRect? = nil) -> Bool {
         let f = frame.frame
-        guard width > 0, height > 0 else { return false }
-        let k = Key(srcWidth: f.pointee.width, srcHeight: f.pointee.height, srcFormat: f.pointee.format,
+        guard width > 0, height > 0, let desc = av_pix_fmt_desc_get(frame.pixelFormat) else { return false }
+        let crop = Self.clamp(source, frame: f, desc: desc)
+        let k = Key(srcWidth: Int32(crop.width), srcHeight: Int32(crop.height), srcFormat: f.pointee.format,
                     dstWidth: width, dstHeight: height, dstFormat: format.rawValue,
                     colorspace: Self.swsColorspace(frame), fullRange: frame.isFullRange)
         if k != key {
             if let context { sws_freeContext(context) }
             let plain = (frame.pixelFormat == AV_PIX_FMT_YUV420P || frame.pixelFormat == AV_PIX_FMT_YUVJ420P)
-                && Int(f.pointee.width) == width && Int(f.pointee.height) == height
+                && (fastScaling || (crop.width == width && crop.height == height))
             let flags = plain ? SWS_BILINEAR : (SWS_BILINEAR | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT)
-            context = sws_getContext(f.pointee.width, f.pointee.height, AVPixelFormat(rawValue: f.pointee.format),
+            context = sws_getContext(k.srcWidth, k.srcHeight, AVPixelFormat(rawValue: f.pointee.format),
                                      Int32(width), Int32(height), format, Int32(flags), nil, nil, nil)
             if let context {
                 let coefficients = sws_getCoefficients(k.colorspace)
@@ -48,16 +54,38 @@ final class PictureConverter {
         guard let context else { return false }
         var dst: [UnsafeMutablePointer<UInt8>?] = [pixels.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
         var dstStride: [Int32] = [Int32(pitch), 0, 0, 0]
-        let rows = withUnsafePointer(to: f.pointee.data) { dataTuple in
-            withUnsafePointer(to: f.pointee.linesize) { sizeTuple in
-                dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { src in
-                    sizeTuple.withMemoryRebound(to: Int32.self, capacity: 8) { srcStride in
-                        sws_scale(context, src, srcStride, 0, f.pointee.height, &dst, &dstStride)
-                    }
-                }
-            }
+        var src = Self.planes(f, from: crop, desc: desc)
+        var srcStride = withUnsafeBytes(of: f.pointee.linesize) { Array($0.bindMemory(to: Int32.self)) }
+        return sws_scale(context, &src, &srcStride, 0, Int32(crop.height), &dst, &dstStride) > 0
+    }
+
+    /// `source` inside the picture, its origin on the chroma grid; the whole picture when nil.
+    private static func clamp(_ source: PixelRect?, frame f: UnsafeMutablePointer<AVFrame>,
+                              desc: UnsafePointer<AVPixFmtDescriptor>) -> PixelRect {
+        let w = Int(f.pointee.width), h = Int(f.pointee.height)
+        guard var r = source else { return PixelRect(x: 0, y: 0, width: w, height: h) }
+        let mx = (1 << Int(desc.pointee.log2_chroma_w)) - 1, my = (1 << Int(desc.pointee.log2_chroma_h)) - 1
+        r.x = max(0, min(r.x, w - 1)) & ~mx
+        r.y = max(0, min(r.y, h - 1)) & ~my
+        r.width = max(1, min(r.width, w - r.x))
+        r.height = max(1, min(r.height, h - r.y))
+        return r
+    }
+
+    /// The frame's plane pointers moved to `crop`'s top-left corner.
+    private static func planes(_ f: UnsafeMutablePointer<AVFrame>, from crop: PixelRect,
+                               desc: UnsafePointer<AVPixFmtDescriptor>) -> [UnsafePointer<UInt8>?] {
+        var steps: [Int32] = [0, 0, 0, 0]
+        av_image_fill_max_pixsteps(&steps, nil, desc)
+        let data = withUnsafeBytes(of: f.pointee.data) { Array($0.bindMemory(to: UnsafeMutablePointer<UInt8>?.self)) }
+        let sizes = withUnsafeBytes(of: f.pointee.linesize) { Array($0.bindMemory(to: Int32.self)) }
+        return data.enumerated().map { i, plane in
+            guard let plane else { return nil }
+            guard i < 4 else { return UnsafePointer(plane) }
+            let chroma = i == 1 || i == 2
+            let sx = chroma ? Int(desc.pointee.log2_chroma_w) : 0, sy = chroma ? Int(desc.pointee.log2_chroma_h) : 0
+            return UnsafePointer(plane + (crop.y >> sy) * Int(sizes[i]) + (crop.x >> sx) * Int(steps[i]))
         }
-        return rows > 0
     }
 
     /// libswscale's name for the frame's colour matrix (unspecified: BT.601, as libswscale and

@@ -23,7 +23,7 @@ import Synchronization
 ///   Everything else (BT.709 full range, BT.2020, 4:2:2, 4:4:4, 10-bit, NV12, …) is converted
 ///   to RGB by ``PictureConverter`` into an RGB texture.
 @MainActor
-public final class SDLDisplay {
+public final class SDLDisplay: RoutedWindow {
     /// What the window asks of its owner.
     public enum Event: Equatable, Sendable {
         /// Close: q or Esc, the window's close button, or SDL_QUIT.
@@ -210,32 +210,6 @@ public final class SDLDisplay {
         return { signal.wake() }
     }
 
-    /// A wake-up flag with a condition to sleep on: one per window.
-    private final class WakeSignal: Sendable {
-        private let condition = NSCondition()
-        /// Written under `condition`'s lock (so a sleeper cannot miss it); read without it too.
-        private let pending = Atomic<Bool>(false)
-
-        func wake() {
-            condition.lock()
-            pending.store(true, ordering: .releasing)
-            condition.signal()
-            condition.unlock()
-        }
-
-        /// Takes a pending wake-up, first sleeping up to `micros` µs for one if none is pending.
-        func take(waitingUpTo micros: Int) -> Bool {
-            if pending.exchange(false, ordering: .acquiringAndReleasing) { return true }
-            guard micros > 0 else { return false }
-            condition.lock()
-            if !pending.load(ordering: .acquiring) {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(micros) / 1e6))
-            }
-            condition.unlock()
-            return pending.exchange(false, ordering: .acquiringAndReleasing)
-        }
-    }
-
     /// Sets the title bar text.
     /// - Parameter title: the new title.
     public func setTitle(_ title: String) { SDL_SetWindowTitle(window, title) }
@@ -273,6 +247,28 @@ public final class SDLDisplay {
     ///   - text: the line drawn on the bar.
     public func setProgress(fraction: Double, text: String) {
         progress = (max(0, min(1, fraction)), text)
+    }
+
+    /// The feed's state badge (a coloured disc and words, as on the wall), drawn at the bottom
+    /// left from the next redraw on; a badge that ``TileBadge/dimsPicture`` dims the picture.
+    public var badge: TileBadge?
+
+    /// Draws the badge with its bottom edge at `bottom`; returns the height it took.
+    private func drawBadge(_ b: TileBadge, bottom: Int) -> Int {
+        let h = 34, y = bottom - h
+        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
+        SDL_SetRenderDrawColor(renderer, 16, 16, 20, 255)
+        var box = SDL_Rect(x: 6, y: Int32(y), w: 30, h: Int32(h))
+        SDL_RenderFillRect(renderer, &box)
+        SDL_SetRenderDrawColor(renderer, b.colour.r, b.colour.g, b.colour.b, 255)
+        let radius = 8, cy = y + h / 2
+        for dy in -radius...radius {
+            let half = Int(Double(radius * radius - dy * dy).squareRoot())
+            var row = SDL_Rect(x: Int32(21 - half), y: Int32(cy + dy), w: Int32(2 * half + 1), h: 1)
+            SDL_RenderFillRect(renderer, &row)
+        }
+        drawText([b.text], x: 42, y: y + 3, box: true, opaque: true)
+        return h + 6
     }
 
     /// Lines drawn over the picture's corner (stall state, counters) from the next redraw on.
@@ -395,8 +391,15 @@ public final class SDLDisplay {
             } else {
                 SDL_RenderCopy(renderer, texture, nil, &dst)
             }
+            if badge?.dimsPicture == true {
+                // A frozen or finished picture must not look live: a quarter of its brightness.
+                SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
+                SDL_SetRenderDrawColor(renderer, 0, 0, 0, 192)
+                SDL_RenderFillRect(renderer, &dst)
+            }
             // Bottom left: the top rows may carry a time code that an observer reads.
-            let bar = progress != nil ? 34 : 0
+            var bar = progress != nil ? 34 : 0
+            if let badge { bar += drawBadge(badge, bottom: Int(oh) - 6 - bar) }
             if !overlay.isEmpty { drawText(overlay, x: 12, y: Int(oh) - 36 * overlay.count - 8 - bar, box: true) }
             if let progress {
                 SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
@@ -412,6 +415,7 @@ public final class SDLDisplay {
             SDL_SetRenderDrawColor(renderer, 32, 36, 44, 255)
             SDL_RenderClear(renderer)
             drawText(message, x: 24, y: Int(oh) / 2 - 30 * message.count / 2, box: false)
+            if let badge { _ = drawBadge(badge, bottom: Int(oh) - 6) }
         }
         if captureReadback && hasPicture { readBack(Int(ow), Int(oh)) }
         SDL_RenderPresent(renderer)   // direct mode: draws what is batched on the surface
@@ -533,7 +537,8 @@ public final class SDLDisplay {
 
     // MARK: - text
 
-    private func drawText(_ lines: [String], x: Int, y: Int, box: Bool) {
+    /// `box` puts each line on a dark box (`opaque`: a solid one, for the badge).
+    private func drawText(_ lines: [String], x: Int, y: Int, box: Bool, opaque: Bool = false) {
         guard let font else { return }
         var yy = y
         for line in lines where !line.isEmpty {
@@ -544,7 +549,7 @@ public final class SDLDisplay {
             var r = SDL_Rect(x: Int32(x), y: Int32(yy), w: surface.pointee.w, h: surface.pointee.h)
             if box {
                 SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
-                SDL_SetRenderDrawColor(renderer, 0, 0, 0, 160)
+                SDL_SetRenderDrawColor(renderer, opaque ? 16 : 0, opaque ? 16 : 0, opaque ? 20 : 0, opaque ? 255 : 160)
                 var bg = SDL_Rect(x: r.x - 6, y: r.y - 2, w: r.w + 12, h: r.h + 4)
                 SDL_RenderFillRect(renderer, &bg)
             }

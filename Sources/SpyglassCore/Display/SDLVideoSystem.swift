@@ -24,7 +24,7 @@ public final class SDLVideoSystem {
     private(set) var softwareOpenGL: String?
 
     private struct WeakDisplay {
-        weak var display: SDLDisplay?
+        weak var display: (any RoutedWindow)?
     }
 
     /// Sets the process-wide hints and initializes SDL video and SDL_ttf.
@@ -38,10 +38,21 @@ public final class SDLVideoSystem {
         SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "1")
         // Read when a texture is created: pictures scaled to the window are filtered.
         SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "linear")
+        Self.useUTF8CharacterType()
         guard SDL_Init(SDL_INIT_VIDEO) == 0 else {
             throw SDLDisplay.DisplayError.sdl(String(cString: SDL_GetError()))
         }
         fontsAvailable = TTF_Init() == 0
+    }
+
+    /// Window titles are UTF-8. SDL's X11 driver converts a title through the C library's
+    /// character type (`XmbTextListToTextProperty`) before it sets `_NET_WM_NAME`: in the "C"
+    /// locale a Swift program starts in, "—" made a Latin-1-garbled WM_NAME and no `_NET_WM_NAME`
+    /// at all (read with `xprop`). The environment's character type is used when it is UTF-8,
+    /// else C.UTF-8; only LC_CTYPE changes (numbers still print with a point).
+    private static func useUTF8CharacterType() {
+        if let set = setlocale(LC_CTYPE, ""), String(cString: set).lowercased().replacingOccurrences(of: "-", with: "").contains("utf8") { return }
+        setlocale(LC_CTYPE, "C.UTF-8")
     }
 
     isolated deinit {
@@ -63,7 +74,7 @@ public final class SDLVideoSystem {
     }
 
     /// Routes events for the window `windowID` to `display` from now on.
-    func register(_ display: SDLDisplay, windowID: UInt32) {
+    func register(_ display: any RoutedWindow, windowID: UInt32) {
         windows[windowID] = WeakDisplay(display: display)
     }
 
@@ -98,4 +109,11 @@ public final class SDLVideoSystem {
             return e.type >= SDL_USEREVENT.rawValue && e.type < SDL_LASTEVENT.rawValue ? e.user.windowID : 0
         }
     }
+}
+
+/// A window the ``SDLVideoSystem`` hands its events to (``SDLDisplay``, ``WallWindow``).
+@MainActor
+protocol RoutedWindow: AnyObject {
+    /// Queues an event addressed to this window (or to no window).
+    func deliver(_ e: SDL_Event)
 }

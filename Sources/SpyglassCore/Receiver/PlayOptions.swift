@@ -46,6 +46,14 @@ public struct PlayOptions: Sendable {
     public var keepLatencySamples = false
     /// Also libavcodec's own warnings.
     public var verbose = false
+    /// `--layout CxR`: the wall's grid (nil: chosen from the number of feeds).
+    public var layout: WallLayout?
+    /// `--gravity`: how pictures fill their tiles.
+    public var gravity = Gravity.letterbox
+    /// `name=` in a wall file: the feed's tile label (nil: the source).
+    public var feedName: String?
+    /// `--target-ms` in a wall file: the feed's glass-to-glass target, ms (shown on its tile).
+    public var targetMillis: Double?
     /// Defaults: SDL window, no files written.
     public init() {}
 }

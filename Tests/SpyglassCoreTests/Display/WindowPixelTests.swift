@@ -125,4 +125,27 @@ struct WindowPixelTests {
             }
         }
     }
+
+    /// A single live feed gets the wall's badge: its sender stops, and the window's last picture
+    /// is the frozen one dimmed to a quarter, with a red (stalled) or grey (ended) disc.
+    @Test func aSingleFeedThatStopsIsDimmedWithABadge() throws {
+        let port = try Sender.freeUDPPort()
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("badge-\(getpid())-\(UUID().uuidString).ppm").path
+        defer { unlink(out) }
+        let player = try Fixtures.start("/usr/bin/xvfb-run", ["-a", "-s", "-screen 0 1280x720x24", Fixtures.spyglassBinary, "play",
+                                                             "udp://127.0.0.1:\(port)", "--timeout", "3", "--snapshot", out,
+                                                             "--window-size", "640x360"])
+        #expect(Wait.until(timeoutSeconds: 60) { Fixtures.udpPortIsBound(port) }, "spyglass bound its port")
+        let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error", "-re", "-f", "lavfi",
+            "-i", "color=c=red:s=640x360:r=30", "-t", "2", "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency",
+            "-g", "15", "-pix_fmt", "yuv420p", "-f", "h264", "udp://127.0.0.1:\(port)?pkt_size=1316"])
+        #expect(rc == 0, "\(err)")
+        let (status, playerErr) = player.wait(timeoutSeconds: 120)
+        #expect(status == 0, "\(playerErr)")
+        let shown = try readPPM(out)
+        let centre = shown.pixel(320, 150)
+        #expect(centre.0 > 40 && centre.0 < 90 && centre.1 < 20 && centre.2 < 20, "the frozen red picture dimmed: \(centre)")
+        let disc = shown.pixel(21, 360 - 6 - 17)
+        #expect(disc == (230, 40, 40) || disc == (150, 150, 150), "the badge's disc: \(disc)")
+    }
 }

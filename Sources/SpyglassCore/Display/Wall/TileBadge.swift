@@ -1,0 +1,84 @@
+/// What a tile says about its feed, always: the seeds' player states as a badge.
+public enum TileBadge: Equatable, Sendable {
+    /// Started, no byte yet.
+    case waitingForData
+    /// Bytes arrive, no picture yet (parameter sets, a keyframe).
+    case waitingForPicture
+    /// Pictures arrive.
+    case live
+    /// A live feed whose last picture is older than the stall time; its age, seconds.
+    case stalled(ageSeconds: Double)
+    /// The sender went away; waiting for it (or the next one).
+    case reconnecting
+    /// The input ended.
+    case ended
+    /// The feed cannot go on, and why (one line).
+    case failed(String)
+
+    /// The badge for a feed now.
+    /// - Parameters:
+    ///   - state: the pipeline's state.
+    ///   - lastPictureMicros: when its last picture was shown (monotonic µs); nil before the first.
+    ///   - nowMicros: now, monotonic µs.
+    ///   - stallMicros: a live feed with no picture for this long is stalled.
+    ///   - live: the source delivers in real time (a file that ends is not "stalled").
+    public static func of(state: PipelineState, lastPictureMicros: UInt64?, nowMicros: UInt64,
+                          stallMicros: UInt64, live: Bool) -> TileBadge {
+        switch state {
+        case .failed(let why): return .failed(why)
+        case .ended: return .ended
+        case .reconnecting: return .reconnecting
+        case .waitingForData where lastPictureMicros == nil: return .waitingForData
+        default: break
+        }
+        guard let last = lastPictureMicros else { return .waitingForPicture }
+        let age = nowMicros > last ? nowMicros - last : 0
+        if live && age >= stallMicros { return .stalled(ageSeconds: Double(age) / 1e6) }
+        return .live
+    }
+
+    /// The badge's words ("stalled 2.4 s", "failed: port in use").
+    public var text: String {
+        switch self {
+        case .waitingForData: return "waiting for data"
+        case .waitingForPicture: return "waiting for a keyframe"
+        case .live: return "live"
+        case .stalled(let age): return String(format: "stalled %.1f s", age)
+        case .reconnecting: return "reconnecting"
+        case .ended: return "ended"
+        case .failed(let why): return "failed: \(why)"
+        }
+    }
+
+    /// The state in a word or two, without ages or reasons (the window title).
+    public var word: String {
+        switch self {
+        case .stalled: return "stalled"
+        case .failed: return "failed"
+        default: return text
+        }
+    }
+
+    /// The badge's colour, 8-bit RGB: green live, amber waiting, red stalled or failed, blue
+    /// reconnecting, grey ended.
+    public var colour: (r: UInt8, g: UInt8, b: UInt8) {
+        switch self {
+        case .live: return (40, 200, 80)
+        case .waitingForData, .waitingForPicture: return (240, 170, 20)
+        case .stalled, .failed: return (230, 40, 40)
+        case .reconnecting: return (60, 140, 250)
+        case .ended: return (150, 150, 150)
+        }
+    }
+
+    /// A frozen or finished picture is dimmed, so that it never looks live.
+    public var dimsPicture: Bool {
+        switch self {
+        case .stalled, .ended, .failed, .reconnecting: return true
+        default: return false
+        }
+    }
+
+    /// The badge changes what is drawn (a stall's age counts in tenths of a second).
+    func drawsDifferently(from other: TileBadge) -> Bool { text != other.text }
+}

@@ -1,0 +1,38 @@
+/// Drawing one tile of the wall: the picture placed by the gravity (dimmed when it is frozen or
+/// finished), or a slate background before the first picture; at the bottom left the feed's
+/// name over its state badge (a coloured disc and words). Never a black tile.
+extension WallWindow {
+    static let background: (r: UInt8, g: UInt8, b: UInt8) = (32, 36, 44)
+
+    func draw(_ tile: WallTile, in rect: PixelRect) {
+        surface.clip(to: rect)
+        defer { surface.clip(to: nil); tile.dirty = false }
+        if let frame = tile.picture {
+            let (sn, sd) = frame.sampleAspectRatio
+            let aspect = Double(frame.width * sn) / Double(max(1, frame.height * sd))
+            let p = view.gravity.placement(width: frame.width, height: frame.height, aspect: aspect, in: rect)
+            if p.destination != rect { surface.fill(rect, Self.background) }
+            if !surface.draw(frame, source: p.source, into: p.destination, converter: tile.converter) {
+                surface.fill(rect, Self.background)
+            }
+            if tile.badge.dimsPicture { surface.dim(rect) }
+        } else {
+            surface.fill(rect, Self.background)
+        }
+        // Bottom left, the name over the badge: the top rows may carry a time code an observer reads.
+        let inner = rect.width - 12
+        let lineHeight = Int(WallSurface.fontPixels) + 8
+        let y = rect.y + rect.height - lineHeight - 6
+        surface.text(tile.feed.name, x: rect.x + 6, y: y - lineHeight - 2, maxWidth: inner)
+        let box = surface.text(tile.badge.text, x: rect.x + 26, y: y, maxWidth: inner - 20)
+        surface.fill(PixelRect(x: rect.x + 6, y: y, width: 20, height: max(box.height, lineHeight)), (16, 16, 20))
+        surface.disc(cx: rect.x + 16, cy: y + max(box.height, lineHeight) / 2, radius: 6, tile.badge.colour)
+        if let chip = tile.chip {
+            // Glass-to-glass, with a square in the target's colour: green, amber or red.
+            let x = box.x + box.width + 6
+            surface.fill(PixelRect(x: x, y: y, width: 20, height: max(box.height, lineHeight)), (16, 16, 20))
+            surface.fill(PixelRect(x: x + 5, y: y + max(box.height, lineHeight) / 2 - 5, width: 11, height: 11), chip.colour)
+            surface.text(chip.text, x: x + 20, y: y, maxWidth: rect.x + rect.width - x - 26)
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `spyglass play --wall FILE`: bad lines get one clear line naming the file and line.
+@Suite struct WallFileTests {
+    private func wall(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wall-\(getpid())-\(UUID().uuidString).txt").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    private func play(_ text: String, _ extra: [String] = []) throws -> (Int32, String, String) {
+        let path = try wall(text)
+        defer { unlink(path) }
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", "--wall", path] + extra)
+        return (rc, path, err)
+    }
+
+    @Test("an unknown option on a line names the file, the line and the per-feed options")
+    func unknownOption() throws {
+        let (rc, path, err) = try play("# cameras\n\nudp://:5600 name=A\nudp://:5601 --frames 3\n")
+        #expect(rc == 2)
+        #expect(err.contains("\(path):4: '--frames' is not a per-feed option"), "\(err)")
+        #expect(err.split(separator: "\n").count == 1, "\(err)")
+    }
+
+    @Test("a bad value, a bad source, an open quote, a line without a source, two feeds recording to one path")
+    func badLines() throws {
+        let cases = [("udp://:5600 --codec vp9\n", ":1: --codec: 'vp9' (use auto, h264 or h265)"),
+                     ("\nfoo://cam:5600\n", ":2: foo://cam:5600:"),
+                     ("udp://:5600 name=\"Front door\nudp://:5601\n", ":1: a quote is not closed"),
+                     ("name=X udp://:5600\n", ":1: a line starts with its SOURCE, not 'name=X'"),
+                     ("udp://:5600 --record r\nudp://:5601 --record r\n", ":2: --record r is also the recording of line 1"),
+                     ("udp://:5600 --target-ms 0\n", ":1: --target-ms: 0 is out of range"),
+                     ("udp://:5600\nudp://:5601 --sdp /nonexistent/cam.sdp\n", ":2: --sdp: /nonexistent/cam.sdp"),
+                     ("# only a comment\n", "no feed in it")]
+        for (text, expected) in cases {
+            let (rc, _, err) = try play(text)
+            #expect(rc == 2, "\(text): \(err)")
+            #expect(err.contains(expected), "\(text): \(err)")
+        }
+    }
+
+    @Test("a good wall file plays: names and options per feed, comments and blank lines skipped")
+    func goodWallPlays() throws {
+        let a = Fixtures.capture("test/h264-aud.h264"), b = Fixtures.capture("test/h265-4slices.h265")
+        let (rc, _, err) = try play("# two files\n\n\(a)  name=\"First one\" --codec h264   # a comment\n\(b) name=Second --target-ms 150\n",
+                                    ["--display", "none", "--untimed"])
+        #expect(rc == 0, "\(err)")
+        #expect(err.split(separator: "\n").filter { $0.contains("frames decoded") }.count == 2, "\(err)")
+    }
+
+    @Test("a missing wall file is one line")
+    func missingFile() throws {
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", "--wall", "/nonexistent/wall.txt"])
+        #expect(rc == 2)
+        #expect(err.contains("--wall /nonexistent/wall.txt: cannot read it"), "\(err)")
+    }
+}

@@ -47,7 +47,7 @@ import Testing
         #expect(TileBadge.of(state: .waitingForPicture, lastPictureMicros: nil, nowMicros: 9_000_000, stallMicros: s, live: true) == .waitingForPicture)
         #expect(TileBadge.of(state: .live, lastPictureMicros: 8_800_000, nowMicros: 9_000_000, stallMicros: s, live: true) == .live)
         #expect(TileBadge.of(state: .live, lastPictureMicros: 6_600_000, nowMicros: 9_000_000, stallMicros: s, live: true) == .stalled(ageSeconds: 2.4))
-        #expect(TileBadge.of(state: .live, lastPictureMicros: 6_600_000, nowMicros: 9_000_000, stallMicros: s, live: false) == .live)
+        #expect(TileBadge.of(state: .live, lastPictureMicros: 6_600_000, nowMicros: 9_000_000, stallMicros: s, live: false) == .playing)
         #expect(TileBadge.of(state: .reconnecting, lastPictureMicros: 1, nowMicros: 9_000_000, stallMicros: s, live: true) == .reconnecting)
         #expect(TileBadge.of(state: .ended, lastPictureMicros: 1, nowMicros: 9_000_000, stallMicros: s, live: true) == .ended)
         #expect(TileBadge.of(state: .failed("port in use"), lastPictureMicros: nil, nowMicros: 9, stallMicros: s, live: true).text == "failed: port in use")

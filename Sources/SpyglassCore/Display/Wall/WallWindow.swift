@@ -39,6 +39,8 @@ public final class WallWindow {
     public private(set) var quitRequested = false
     /// The path of the last screenshot written with `p`.
     public private(set) var lastScreenshot: String?
+    /// How many times each feed's tile has been drawn and presented (by feed index).
+    public private(set) var tileDraws: [Int]
     private var title = ""
     private var drawnSize = (width: 0, height: 0)
 
@@ -51,6 +53,7 @@ public final class WallWindow {
     public init(system: SDLVideoSystem, feeds: [WallFeed], settings: Settings) throws {
         self.settings = settings
         tiles = feeds.map(WallTile.init)
+        tileDraws = feeds.map { _ in 0 }
         let layout = settings.layout ?? WallLayout.automatic(feeds: feeds.count)
         view = WallView(feeds: feeds.count, layout: layout, gravity: settings.gravity)
         surface = try WallSurface(system: system, title: "Spyglass — waiting", width: settings.size.width,
@@ -132,7 +135,10 @@ public final class WallWindow {
         guard size.width > 0, size.height > 0 else { return }
         if size != drawnSize { markAllDirty(); drawnSize = size }
         let changed = view.visibleTiles(width: size.width, height: size.height).filter { tiles[$0.feed].dirty }
-        for (i, rect) in changed { draw(tiles[i], in: rect) }
+        for (i, rect) in changed {
+            draw(tiles[i], in: rect)
+            tileDraws[i] += 1
+        }
         surface.present(changed.map(\.rect))
         let presented = MonotonicClock.nowMicros()
         for (i, _) in changed { tiles[i].presented(renderStartMicros: now, presentedMicros: presented) }

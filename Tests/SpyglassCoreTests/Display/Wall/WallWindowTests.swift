@@ -125,9 +125,17 @@ struct WallWindowTests {
             #expect(rig.step { if case .stalled(let a) = rig.wall.badge(ofFeed: 1) { firstAge = a; return true }; return false },
                     "feed 2 shows stalled: \(rig.wall.badge(ofFeed: 1))")
             let shownAtStall = rig.pipelines.map { $0.metrics.count(.framesShown) }
-            var laterAge = 0.0
-            #expect(rig.step { if case .stalled(let a) = rig.wall.badge(ofFeed: 1) { laterAge = a }; return laterAge >= firstAge + 1 },
-                    "the stall's age grew from \(firstAge) s (now \(rig.wall.badge(ofFeed: 1)))")
+            let drawsAtStall = rig.wall.tileDraws[1]
+            var laterAge = 0.0, badgeChanges = 0, lastText = rig.wall.badge(ofFeed: 1).text
+            #expect(rig.step {
+                        let text = rig.wall.badge(ofFeed: 1).text
+                        if text != lastText { badgeChanges += 1; lastText = text }
+                        if case .stalled(let a) = rig.wall.badge(ofFeed: 1) { laterAge = a }
+                        return laterAge >= firstAge + 1
+                    }, "the stall's age grew from \(firstAge) s (now \(rig.wall.badge(ofFeed: 1)))")
+            // The frozen tile is drawn again only when its badge reads differently, not per step.
+            #expect(rig.wall.tileDraws[1] - drawsAtStall == badgeChanges,
+                    "stalled tile drawn \(rig.wall.tileDraws[1] - drawsAtStall) times for \(badgeChanges) badge changes")
             let others = [0, 2, 3]
             #expect(rig.step { others.allSatisfy { rig.pipelines[$0].metrics.count(.framesShown) >= shownAtStall[$0] + 30 } },
                     "the other feeds kept showing frames: \(shownAtStall) → \(rig.pipelines.map { $0.metrics.count(.framesShown) })")

@@ -13,6 +13,11 @@ import Glibc
     private let perFeed: [PlayOptions]
     /// Called on the main thread about every 100 ms while running (bench's progress bar).
     var onTick: (() -> Void)?
+    /// Headless, print a status line per feed while running (`play`; not `bench`, which has its
+    /// own progress line). Off with `--quiet` and when a window showed the feeds.
+    var statusLines = false
+    /// A window (single or wall) was open: the feeds' state was on screen.
+    private var windowShown = false
     /// The feeds, once running (bench reads the first one's latency log and stops it).
     private(set) var feeds: [PlayFeed] = []
     private var signalSources: [DispatchSourceSignal] = []
@@ -109,13 +114,19 @@ import Glibc
     private func waitAndClose() -> Int32 {
         var status: Int32 = 0
         var open = feeds
+        let lines = statusLines && !options.quiet && !windowShown ? StatusLines() : nil
         while !open.isEmpty {
             var still: [PlayFeed] = []
             for f in open {
-                if f.pipeline.join(timeoutMicros: open.count == 1 ? 20_000 : 0) { status = max(status, f.close(options: options)) } else { still.append(f) }
+                if f.pipeline.join(timeoutMicros: open.count == 1 ? 20_000 : 0) {
+                    lines?.clear()
+                    status = max(status, f.close(options: options))
+                } else {
+                    still.append(f)
+                }
             }
             open = still
-            if !open.isEmpty { if open.count > 1 { usleep(20_000) }; onTick?() }
+            if !open.isEmpty { if open.count > 1 { usleep(20_000) }; onTick?(); lines?.tick(open) }
         }
         return status
     }
@@ -137,6 +148,7 @@ import Glibc
         display.showClock = options.clock
         display.showMessage(["Waiting for video…", "from \(feed.pipeline.label)"])
         Log.info("window open (SDL renderer: \(display.rendererName))")
+        windowShown = true
         var settings = FeedWindow.Settings()
         settings.stallMillis = options.stallMillis
         settings.clock = options.clock
@@ -174,6 +186,7 @@ import Glibc
             return
         }
         Log.info("wall open: \(wallFeeds.count) feeds, \(wall.view.layout) grid")
+        windowShown = true
         for f in feeds { f.wakeTarget.set(wall.waker) }
         startFeeds()
         wall.run()

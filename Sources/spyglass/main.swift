@@ -21,7 +21,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
   --layout CxR             the wall's grid (default from the count: 1, 2x1, 2x2, 3x3, 4x4)
   --gravity letterbox|fill|stretch  how pictures fill their tiles (default letterbox; fill crops)
   --codec auto|h264|h265   codec (default auto: detected from the NAL headers)
-  --display sdl|none       SDL2 window (default) or headless decode
+  --display sdl|none       SDL2 window (default) or headless decode (a status line per feed on stderr)
   --frames N               stop after N decoded frames
   --timeout S              stop after S seconds with no data
   --fps N                  frame rate for files/stdin (default: VUI timing, else 30)
@@ -112,7 +112,9 @@ do {
     switch command {
     case "play":
         let (urls, options, perFeed) = try PlayArguments.parseFeeds(argv)
-        exit(PlaySession(urls: urls, options: options, perFeed: perFeed).run())
+        let session = PlaySession(urls: urls, options: options, perFeed: perFeed)
+        session.statusLines = true
+        exit(session.run())
     case "send":
         exit(try runSend(argv))
     case "bench":

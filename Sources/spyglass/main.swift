@@ -58,7 +58,8 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
   --verbose                also libavcodec's own warnings
 Window keys: f fullscreen, s link statistics, q/Esc quit
 Wall keys: 1-9 or click focus a feed (same key, click or Esc: back), Tab next feed, a gravity,
-           p PNG screenshot (./spyglass-NAME-TIME.png), f fullscreen, q quit
+           i last second's numbers per tile, p PNG screenshot (./spyglass-NAME-TIME.png),
+           f fullscreen, q quit
 """
 
 enum CLIError: Error, CustomStringConvertible {

@@ -58,6 +58,17 @@ public struct Histogram: Sendable, Equatable {
         return Double(maxMicros)
     }
 
+    /// The samples taken since `earlier` (an earlier copy of this histogram): what a window of
+    /// time added. Its largest sample is the upper bound of its highest bucket.
+    public func subtracting(_ earlier: Histogram) -> Histogram {
+        var d = Histogram()
+        for i in buckets.indices { d.buckets[i] = buckets[i] &- min(buckets[i], earlier.buckets[i]) }
+        d.count = count &- min(count, earlier.count)
+        d.sumMicros = sumMicros &- min(sumMicros, earlier.sumMicros)
+        if let top = d.buckets.lastIndex(where: { $0 > 0 }) { d.maxMicros = min(maxMicros, UInt64(Self.upperBound(top))) }
+        return d
+    }
+
     /// Samples at or below `micros` (for Prometheus `le` buckets; exact at bucket bounds).
     public func countAtOrBelow(micros: Double) -> UInt64 {
         var total: UInt64 = 0

@@ -9,7 +9,8 @@ import Foundation
 /// waits on a feed.
 ///
 /// Keys: 1–9 or a click focus a feed in the whole window (the same key, a click or Esc go back),
-/// Tab cycles the feeds, `a` cycles the gravity, `p` writes a PNG screenshot, `f` fullscreen,
+/// Tab cycles the feeds, `a` cycles the gravity, `i` the overlay of the last second's numbers,
+/// `p` writes a PNG screenshot, `f` fullscreen,
 /// `q` quits (Esc too, on the wall).
 @MainActor
 public final class WallWindow {
@@ -43,6 +44,7 @@ public final class WallWindow {
     public private(set) var tileDraws: [Int]
     private var title = ""
     private var drawnSize = (width: 0, height: 0)
+    private var lastSecondMicros: UInt64 = 0
 
     /// Opens the window.
     /// - Parameters:
@@ -121,6 +123,9 @@ public final class WallWindow {
     /// The window's pixels in `rect` as 8-bit RGB, row by row; nil when they cannot be read.
     public func rgb(of rect: PixelRect) -> [UInt8]? { surface.rgb(of: rect) }
 
+    /// The `i` overlay's lines for feed `i` (whether or not the overlay is on).
+    public func overlayLines(ofFeed i: Int) -> [String] { tiles[i].overlay }
+
     /// The window title now.
     public var currentTitle: String { title }
 
@@ -130,6 +135,13 @@ public final class WallWindow {
     private func compose() {
         let now = MonotonicClock.nowMicros()
         for tile in tiles { tile.updateBadge(nowMicros: now, stallMicros: UInt64(settings.stallMillis * 1000)) }
+        if now - lastSecondMicros >= 1_000_000 {
+            lastSecondMicros = now
+            for tile in tiles {
+                tile.updateSecond(nowMicros: now)
+                if view.overlay { tile.dirty = true }
+            }
+        }
         updateTitle()
         let size = surface.size
         guard size.width > 0, size.height > 0 else { return }

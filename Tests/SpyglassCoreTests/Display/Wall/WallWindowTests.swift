@@ -251,6 +251,26 @@ struct WallWindowTests {
         }
     }
 
+    @Test("i shows each tile's last second (fps, bitrate, stages) over its picture, in boxes read back from the window")
+    func overlayOfTheLastSecond() throws {
+        try withWall(width: 1280, height: 720) { rig in
+            let tile = try #require(rig.wall.rect(ofFeed: 0))
+            rig.wall.apply(.key(WallView.Key.overlay))
+            #expect(rig.wall.view.overlay)
+            #expect(rig.step { rig.wall.overlayLines(ofFeed: 0).count >= 4 }, "lines: \(rig.wall.overlayLines(ofFeed: 0))")
+            let lines = rig.wall.overlayLines(ofFeed: 0)
+            #expect(lines[0].hasPrefix("H.264 320x180 · ") && lines[0].contains(" Mb/s · resets 0"), "\(lines)")
+            #expect(lines[1].hasPrefix("fps in ") && lines[1].contains(" · shown "), "\(lines)")
+            #expect(lines.contains { $0.contains("dec ") && $0.hasSuffix(" ms") }, "\(lines)")
+            // The first line's box, above the name and the badge: dark where the red picture was.
+            let lineHeight = Int(WallSurface.fontPixels) + 8
+            let first = tile.y + tile.height - lineHeight - 6 - (lineHeight + 2) * (lines.count + 1)
+            #expect(rig.step { rig.pixel(tile.x + 7, first + 1) == (16, 16, 20) }, "box at y \(first): \(rig.pixel(tile.x + 7, first + 1))")
+            rig.wall.apply(.key(WallView.Key.overlay))
+            #expect(rig.step { Self.close(rig.pixel(tile.x + 7, first + 1), Self.colours[0].rgb) }, "i again: the picture is clear")
+        }
+    }
+
     @Test("q closes the wall: every feed stops and the wall is done")
     func quitStopsEveryFeed() throws {
         try withWall { rig in

@@ -1,6 +1,6 @@
 /// What a feed did over the last second, from two snapshots of its ``MetricsRegistry``: the
 /// numbers of the wall's `i` overlay.
-public struct FeedSecond: Sendable, Equatable {
+public struct FeedSecond: Sendable {
     /// Access units assembled, pictures decoded and pictures shown, per second.
     public var accessUnitsPerSecond = 0.0, decodedPerSecond = 0.0, shownPerSecond = 0.0
     /// Bits received per second.
@@ -27,13 +27,6 @@ public struct FeedSecond: Sendable, Equatable {
             let d = h.subtracting(earlier.stages[stage] ?? Histogram())
             if let p50 = d.quantileMicros(0.5), let p99 = d.quantileMicros(0.99) { stageMillis[stage] = (p50 / 1000, p99 / 1000) }
         }
-    }
-
-    public static func == (a: FeedSecond, b: FeedSecond) -> Bool {
-        a.accessUnitsPerSecond == b.accessUnitsPerSecond && a.decodedPerSecond == b.decodedPerSecond
-            && a.shownPerSecond == b.shownPerSecond && a.bitsPerSecond == b.bitsPerSecond && a.packetsLost == b.packetsLost
-            && a.damagedAccessUnits == b.damagedAccessUnits && a.resets == b.resets
-            && a.stageMillis.mapValues { [$0.p50, $0.p99] } == b.stageMillis.mapValues { [$0.p50, $0.p99] }
     }
 
     /// The overlay's lines, compact enough for a 480x270 tile.

@@ -28,6 +28,7 @@ public final class WallWindow {
         public var position: (x: Int, y: Int)?
         /// Where `p` writes its screenshots.
         public var screenshotFolder = "."
+        /// Defaults: 500 ms stall, grid from the count, letterbox, 1280x720, screenshots in ".".
         public init() {}
     }
 

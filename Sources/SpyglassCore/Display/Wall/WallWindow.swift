@@ -112,9 +112,6 @@ public final class WallWindow {
     /// The badge a feed's tile shows now (index from 0).
     public func badge(ofFeed i: Int) -> TileBadge { tiles[i].badge }
 
-    /// The window's size, pixels.
-    public var size: (width: Int, height: Int) { surface.size }
-
     /// Where feed `i` is drawn now; nil when it is not visible.
     public func rect(ofFeed i: Int) -> PixelRect? {
         let s = surface.size

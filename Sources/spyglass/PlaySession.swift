@@ -14,8 +14,11 @@ import Glibc
     private let perFeed: [PlayOptions]
     /// Called on the main thread about every 100 ms while running (bench's progress bar).
     var onTick: (() -> Void)?
-    /// Headless, print a status line per feed while running (`play`; bench draws its own progress).
+    /// Headless, print a status line per feed while running (`play`; not `bench`, which has its
+    /// own progress line). Off with `--quiet`, `--status 0`, and when a window showed the feeds.
     var showsStatusLines = false
+    /// A window (single or wall) was open: the feeds' state was on screen.
+    private var windowShown = false
     /// The feeds, once running (bench reads the first one's latency log and stops it).
     private(set) var feeds: [PlayFeed] = []
     private var signalSources: [DispatchSourceSignal] = []
@@ -53,11 +56,6 @@ import Glibc
             runWindow(feed) { for f in self.feeds { f.pipeline.start() } }
         } else {
             for f in feeds { f.pipeline.start() }
-            if showsStatusLines && !options.quiet && options.statusSeconds != 0 {
-                let status = StatusLines(pipelines: feeds.map(\.pipeline), stallMillis: options.stallMillis, everySeconds: options.statusSeconds)
-                let tick = onTick
-                onTick = { status.tick(); tick?() }
-            }
         }
         return max(failedToOpen ? 1 : 0, waitAndClose())
     }
@@ -118,13 +116,21 @@ import Glibc
     private func waitAndClose() -> Int32 {
         var status: Int32 = 0
         var open = feeds
+        let lines = showsStatusLines && !options.quiet && options.statusSeconds != 0 && !windowShown
+            ? StatusLines(feeds: feeds.map { ($0.pipeline, $0.name) }, stallMillis: options.stallMillis, everySeconds: options.statusSeconds)
+            : nil
         while !open.isEmpty {
             var still: [PlayFeed] = []
             for f in open {
-                if f.pipeline.join(timeoutMicros: open.count == 1 ? 20_000 : 0) { status = max(status, f.close(options: options)) } else { still.append(f) }
+                if f.pipeline.join(timeoutMicros: open.count == 1 ? 20_000 : 0) {
+                    lines?.clear()
+                    status = max(status, f.close(options: options))
+                } else {
+                    still.append(f)
+                }
             }
             open = still
-            if !open.isEmpty { if open.count > 1 { usleep(20_000) }; onTick?() }
+            if !open.isEmpty { if open.count > 1 { usleep(20_000) }; onTick?(); lines?.tick() }
         }
         return status
     }
@@ -146,6 +152,7 @@ import Glibc
         display.showClock = options.clock
         display.showMessage(["Waiting for video…", "from \(feed.pipeline.label)"])
         Log.info("window open (SDL renderer: \(display.rendererName))")
+        windowShown = true
         var settings = FeedWindow.Settings()
         settings.stallMillis = options.stallMillis
         settings.clock = options.clock
@@ -183,6 +190,7 @@ import Glibc
             return
         }
         Log.info("wall open: \(wallFeeds.count) feeds, \(wall.view.layout) grid")
+        windowShown = true
         for f in feeds { f.wakeTarget.set(wall.waker) }
         startFeeds()
         wall.run()

@@ -7,11 +7,13 @@ import Glibc
 /// `play --display none`: one status line per feed (state, fps, bitrate, frame age,
 /// glass-to-glass, loss), over the last second.
 ///
-/// On a terminal the block is redrawn in place (ANSI cursor-up and erase-line), by default once a
-/// second; when a log line was written since the last draw, the block starts afresh below it.
+/// On a terminal the block is redrawn in place (ANSI cursor to the block's first line, erase to
+/// the end), by default once a second, and taken off before a summary line is written; when a
+/// log line was written since the last draw, the block starts afresh below it.
 /// When stderr is not a terminal (a log file, a pipe), plain lines are written, by default every 10 s.
 @MainActor final class StatusLines {
     private let pipelines: [Pipeline]
+    private let names: [String]
     private let stallMicros: UInt64
     private let terminal: Bool
     private let periodMicros: UInt64
@@ -21,8 +23,10 @@ import Glibc
     private var logLinesAtDraw = 0
 
     /// - Parameter everySeconds: the period (> 0); nil for the default of the terminal or not.
-    init(pipelines: [Pipeline], stallMillis: Double, everySeconds: Double?) {
-        self.pipelines = pipelines
+    /// - Parameter feeds: each feed's pipeline and the name it goes by (the wall file's `name=`, else the source).
+    init(feeds: [(Pipeline, String)], stallMillis: Double, everySeconds: Double?) {
+        pipelines = feeds.map(\.0)
+        names = feeds.map(\.1)
         stallMicros = UInt64(stallMillis * 1000)
         terminal = isatty(2) != 0
         periodMicros = UInt64((everySeconds ?? (terminal ? 1 : 10)) * 1e6)
@@ -37,7 +41,7 @@ import Glibc
         let snapshots = pipelines.map { $0.metrics.snapshot() }
         let seconds = Double(now - previousMicros) / 1e6
         let lines = pipelines.indices.map { i in
-            Self.line(pipelines[i], snapshots[i], FeedRates(from: previous[i], to: snapshots[i], seconds: seconds),
+            Self.line(pipelines[i], name: names[i], snapshots[i], FeedRates(from: previous[i], to: snapshots[i], seconds: seconds),
                       nowMicros: now, stallMicros: stallMicros)
         }
         previous = snapshots
@@ -47,19 +51,30 @@ import Glibc
 
     private func draw(_ lines: [String]) {
         guard terminal else { writeStandardError(lines.map { "spyglass: \($0)\n" }.joined()); return }
-        var out = ""
-        if drawnLines > 0 && Log.linesWritten == logLinesAtDraw { out += "\u{1B}[\(drawnLines)A" }
-        for l in lines { out += "\r\u{1B}[K" + l + "\n" }
-        writeStandardError(out)
+        writeStandardError(takeBack() + lines.map { $0 + "\n" }.joined())
         drawnLines = lines.count
         logLinesAtDraw = Log.linesWritten
     }
 
+    /// Takes the block off a terminal before other output (a feed's summary line).
+    func clear() {
+        let text = takeBack()
+        if !text.isEmpty { writeStandardError(text) }
+    }
+
+    /// The escape that moves to the block's first line and erases to the end of the screen, when
+    /// the block is the last thing written; "" otherwise (a log line since stays).
+    private func takeBack() -> String {
+        defer { drawnLines = 0 }
+        guard drawnLines > 0 && Log.linesWritten == logLinesAtDraw else { return "" }
+        return "\u{1B}[\(drawnLines)F\u{1B}[J"
+    }
+
     /// One feed's line, e.g. `1 udp://:5600 · live · 30.0 fps · 2.1 Mb/s · age 12 ms · g2g p50 48.2 ms`.
     /// Glass-to-glass appears only when frames carried a capture time judged true.
-    static func line(_ p: Pipeline, _ s: MetricsRegistry.Snapshot, _ r: FeedRates, nowMicros: UInt64, stallMicros: UInt64) -> String {
+    static func line(_ p: Pipeline, name: String, _ s: MetricsRegistry.Snapshot, _ r: FeedRates, nowMicros: UInt64, stallMicros: UInt64) -> String {
         let state = MetricsExposition.stateName(FeedMetrics(feed: "", state: p.state, snapshot: s), nowMicros: nowMicros, stallMicros: stallMicros)
-        var parts = ["\(p.id) \(p.label)", state.replacingOccurrences(of: "_", with: " ")]
+        var parts = ["\(p.id) \(name)", state.replacingOccurrences(of: "_", with: " ")]
         if case .failed(let why) = p.state { parts[1] = "failed: \(why)" }
         parts.append(String(format: "%.1f fps", r.shownPerSecond))
         parts.append(FeedOverlay.bitrate(r.bitsPerSecond))

@@ -22,7 +22,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
   --layout CxR             the wall's grid (default from the count: 1, 2x1, 2x2, 3x3, 4x4)
   --gravity letterbox|fill|stretch  how pictures fill their tiles (default letterbox; fill crops)
   --codec auto|h264|h265   codec (default auto: detected from the NAL headers)
-  --display sdl|none       SDL2 window (default) or headless decode
+  --display sdl|none       SDL2 window (default) or headless decode (a status line per feed on stderr)
   --frames N               stop after N decoded frames
   --timeout S              stop after S seconds with no data
   --fps N                  frame rate for files/stdin (default: VUI timing, else 30)
@@ -62,7 +62,8 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
 Window keys: f fullscreen, s link statistics, q/Esc quit
 Replay keys: space pause/resume, . one frame (paused), ←/→ seek 5 s, [ ] half/double speed
 Wall keys: 1-9 or click focus a feed (same key, click or Esc: back), Tab next feed, a gravity,
-           p PNG screenshot (./spyglass-NAME-TIME.png), f fullscreen, q quit
+           i last second's numbers per tile, p PNG screenshot (./spyglass-NAME-TIME.png),
+           f fullscreen, q quit
 """
 
 enum CLIError: Error, CustomStringConvertible {

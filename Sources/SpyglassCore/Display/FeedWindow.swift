@@ -85,6 +85,8 @@ import Glibc
         var stalled = false
         /// Datagrams (or reads) counted when the last picture was shown.
         var datagramsAtLastFrame = 0
+        /// The state badge last shown.
+        var badge: TileBadge?
     }
 
     /// Why no picture comes: never "no data" while data arrives.
@@ -96,18 +98,21 @@ import Glibc
         return "\(arrived) datagrams since the last picture, none made one\(notRTP)"
     }
 
-    /// Shows a live feed's state badge (as on the wall) and redraws when it reads differently.
-    private func updateBadge(now: UInt64, presenter p: Presenter) {
+    /// Shows a live source's state badge (as on the wall) and redraws when it reads differently.
+    /// While pictures arrive no badge is drawn: a live picture stays clean for whoever reads it
+    /// (the pattern's time codes, an observer, a camera); the title says "playing".
+    private func updateBadge(now: UInt64, presenter p: inout Presenter) {
         guard settings.live else { return }
         let b = TileBadge.of(state: pipeline.state, lastPictureMicros: p.lastPresented == 0 ? nil : p.lastPresented,
                              nowMicros: now, stallMicros: UInt64(settings.stallMillis * 1000), live: settings.live)
-        guard display.badge.map({ b.drawsDifferently(from: $0) }) ?? true else { return }
-        display.badge = b
+        guard p.badge.map({ b.drawsDifferently(from: $0) }) ?? true else { return }
+        p.badge = b
+        display.badge = b == .live ? nil : b
         display.redraw()
     }
 
     private func tick(now: UInt64, started: UInt64, presenter p: inout Presenter) {
-        updateBadge(now: now, presenter: p)
+        updateBadge(now: now, presenter: &p)
         if let rec = recording {
             let pr = rec.progress
             let line = String(format: "%@ %6.1f / %.1f s  frame %d / %d  %.2fx", pr.paused ? "⏸" : "▶",

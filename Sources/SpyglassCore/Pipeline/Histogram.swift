@@ -58,13 +58,14 @@ public struct Histogram: Sendable, Equatable {
         return Double(maxMicros)
     }
 
-    /// The samples recorded since `earlier`, a copy of this histogram taken before (bucket by
-    /// bucket; the largest sample stays this histogram's, an upper bound for the window's).
+    /// The samples taken since `earlier` (an earlier copy of this histogram): what a window of
+    /// time added. Its largest sample is the upper bound of its highest bucket.
     public func subtracting(_ earlier: Histogram) -> Histogram {
-        var d = self
-        for i in d.buckets.indices { d.buckets[i] -= min(d.buckets[i], earlier.buckets[i]) }
-        d.count -= min(d.count, earlier.count)
-        d.sumMicros &-= earlier.sumMicros
+        var d = Histogram()
+        for i in buckets.indices { d.buckets[i] = buckets[i] &- min(buckets[i], earlier.buckets[i]) }
+        d.count = count &- min(count, earlier.count)
+        d.sumMicros = sumMicros &- min(sumMicros, earlier.sumMicros)
+        if let top = d.buckets.lastIndex(where: { $0 > 0 }) { d.maxMicros = min(maxMicros, UInt64(Self.upperBound(top))) }
         return d
     }
 

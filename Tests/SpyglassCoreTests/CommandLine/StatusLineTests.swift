@@ -22,7 +22,7 @@ import Testing
         let command = "\(Fixtures.spyglassBinary) play \(clip) --display none --status 0.5"
         let (rc, out, err) = try Fixtures.run("/usr/bin/script", ["-qec", command, "/dev/null"])
         #expect(rc == 0, "\(err)")
-        #expect(out.contains("\u{1B}[1A\r\u{1B}[K1 \(clip) · "), "cursor up, erase, the feed's line: \(out.debugDescription)")
+        #expect(out.contains("\u{1B}[1F\u{1B}[J1 \(clip) · "), "back to the block, erase, the feed's line: \(out.debugDescription)")
     }
 
     @Test func statusZeroPrintsNone() throws {

@@ -14,14 +14,6 @@ public struct PixelRect: Equatable, Hashable, Sendable, CustomStringConvertible 
         self.x = x; self.y = y; self.width = width; self.height = height
     }
 
-    /// True when the point (`px`, `py`) lies inside.
-    public func contains(_ px: Int, _ py: Int) -> Bool {
-        px >= x && py >= y && px < x + width && py < y + height
-    }
-
-    /// The rectangle moved `dx`, `dy`.
-    public func offset(_ dx: Int, _ dy: Int) -> PixelRect { PixelRect(x: x + dx, y: y + dy, width: width, height: height) }
-
     /// "WxH+X+Y", as X11 geometry.
     public var description: String { "\(width)x\(height)+\(x)+\(y)" }
 }

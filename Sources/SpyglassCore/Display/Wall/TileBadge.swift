@@ -6,6 +6,8 @@ public enum TileBadge: Equatable, Sendable {
     case waitingForPicture
     /// Pictures arrive.
     case live
+    /// Pictures of a file or pipe arrive at its own pace (never called stalled).
+    case playing
     /// A live feed whose last picture is older than the stall time; its age, seconds.
     case stalled(ageSeconds: Double)
     /// The sender went away; waiting for it (or the next one).
@@ -32,9 +34,9 @@ public enum TileBadge: Equatable, Sendable {
         default: break
         }
         guard let last = lastPictureMicros else { return .waitingForPicture }
+        guard live else { return .playing }
         let age = nowMicros > last ? nowMicros - last : 0
-        if live && age >= stallMicros { return .stalled(ageSeconds: Double(age) / 1e6) }
-        return .live
+        return age >= stallMicros ? .stalled(ageSeconds: Double(age) / 1e6) : .live
     }
 
     /// The badge's words ("stalled 2.4 s", "failed: port in use").
@@ -43,6 +45,7 @@ public enum TileBadge: Equatable, Sendable {
         case .waitingForData: return "waiting for data"
         case .waitingForPicture: return "waiting for a keyframe"
         case .live: return "live"
+        case .playing: return "playing"
         case .stalled(let age): return String(format: "stalled %.1f s", age)
         case .reconnecting: return "reconnecting"
         case .ended: return "ended"
@@ -59,11 +62,11 @@ public enum TileBadge: Equatable, Sendable {
         }
     }
 
-    /// The badge's colour, 8-bit RGB: green live, amber waiting, red stalled or failed, blue
+    /// The badge's colour, 8-bit RGB: green live or playing, amber waiting, red stalled or failed, blue
     /// reconnecting, grey ended.
     public var colour: (r: UInt8, g: UInt8, b: UInt8) {
         switch self {
-        case .live: return (40, 200, 80)
+        case .live, .playing: return (40, 200, 80)
         case .waitingForData, .waitingForPicture: return (240, 170, 20)
         case .stalled, .failed: return (230, 40, 40)
         case .reconnecting: return (60, 140, 250)

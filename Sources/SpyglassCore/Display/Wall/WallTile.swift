@@ -16,6 +16,11 @@ final class WallTile {
     private var recent = RecentGlassToGlass()
     /// What the tile shows beside a live badge; nil without capture stamps.
     private(set) var chip: LatencyChip?
+    /// The `i` overlay's lines for the last second (empty until two seconds have been seen).
+    private(set) var overlay: [String] = []
+    /// Glass-to-glass p50 of each of the last 10 seconds, ms (the overlay's sparkline).
+    private(set) var sparkline: [Double] = []
+    private var before: (snapshot: MetricsRegistry.Snapshot, micros: UInt64)?
     /// The tile must be drawn again (new picture, badge, place or gravity changed).
     var dirty = true
     /// Keeps libswscale's context while the picture size and tile stay the same; SIMD scaling.
@@ -62,6 +67,18 @@ final class WallTile {
         if b.drawsDifferently(from: badge) { dirty = true }
         badge = b
         chip = b == .live ? recent.worst(nowMicros: nowMicros).map { LatencyChip(millis: $0, targetMillis: feed.targetMillis) } : nil
+    }
+
+    /// Computes the last second's overlay from the feed's registry (call about once a second).
+    func updateSecond(nowMicros: UInt64) {
+        guard let metrics = feed.pipeline?.metrics else { return }
+        let now = metrics.snapshot()
+        defer { before = (now, nowMicros) }
+        guard let (earlier, then) = before, nowMicros > then else { return }
+        let second = FeedSecond(from: earlier, to: now, seconds: Double(nowMicros - then) / 1e6)
+        let format = [now.codec, picture.map { "\($0.width)x\($0.height)" }].compactMap { $0 }.joined(separator: " ")
+        overlay = second.lines(format: format.isEmpty ? nil : format, targetMillis: feed.targetMillis)
+        if let g2g = second.stageMillis[.glassToGlass] { sparkline = Array((sparkline + [g2g.p50]).suffix(10)) }
     }
 
     /// The feed ended and its last picture was taken.

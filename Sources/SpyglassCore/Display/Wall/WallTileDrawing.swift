@@ -24,6 +24,7 @@ extension WallWindow {
         let lineHeight = Int(WallSurface.fontPixels) + 8
         let y = rect.y + rect.height - lineHeight - 6
         surface.text(tile.feed.name, x: rect.x + 6, y: y - lineHeight - 2, maxWidth: inner)
+        if view.overlay { drawOverlay(tile, in: rect, above: y - lineHeight - 2, lineHeight: lineHeight) }
         let box = surface.text(tile.badge.text, x: rect.x + 26, y: y, maxWidth: inner - 20)
         surface.fill(PixelRect(x: rect.x + 6, y: y, width: 20, height: max(box.height, lineHeight)), (16, 16, 20))
         surface.disc(cx: rect.x + 16, cy: y + max(box.height, lineHeight) / 2, radius: 6, tile.badge.colour)
@@ -33,6 +34,25 @@ extension WallWindow {
             surface.fill(PixelRect(x: x, y: y, width: 20, height: max(box.height, lineHeight)), (16, 16, 20))
             surface.fill(PixelRect(x: x + 5, y: y + max(box.height, lineHeight) / 2 - 5, width: 11, height: 11), chip.colour)
             surface.text(chip.text, x: x + 20, y: y, maxWidth: rect.x + rect.width - x - 26)
+        }
+    }
+
+    /// The `i` overlay: the last second's lines stacked above the name, and a sparkline of
+    /// glass-to-glass over the last 10 s above them (bars coloured against the target).
+    private func drawOverlay(_ tile: WallTile, in rect: PixelRect, above bottom: Int, lineHeight: Int) {
+        var y = bottom - tile.overlay.count * (lineHeight + 2)
+        for line in tile.overlay {
+            surface.text(line, x: rect.x + 6, y: y, maxWidth: rect.width - 12)
+            y += lineHeight + 2
+        }
+        guard !tile.sparkline.isEmpty else { return }
+        let top = bottom - tile.overlay.count * (lineHeight + 2) - 30
+        let scale = max(tile.feed.targetMillis ?? 0, tile.sparkline.max() ?? 1, 1)
+        surface.fill(PixelRect(x: rect.x + 6, y: top, width: 10 * 6 + 6, height: 28), (16, 16, 20))
+        for (i, ms) in tile.sparkline.enumerated() {
+            let h = max(1, Int(24 * ms / scale))
+            let colour = LatencyChip(millis: ms, targetMillis: tile.feed.targetMillis).colour
+            surface.fill(PixelRect(x: rect.x + 9 + i * 6, y: top + 26 - h, width: 5, height: h), colour)
         }
     }
 }

@@ -5,6 +5,8 @@ public struct WallView: Equatable, Sendable {
     public private(set) var focus: Int?
     /// How pictures fill their tiles.
     public private(set) var gravity: Gravity
+    /// The `i` overlay (the last second's numbers) is on.
+    public private(set) var overlay = false
     /// The grid.
     public let layout: WallLayout
     /// How many feeds there are.
@@ -32,6 +34,8 @@ public struct WallView: Equatable, Sendable {
         public static let tab: Int32 = 9
         /// `a`: the next gravity.
         public static let gravity = Int32(UInt8(ascii: "a"))
+        /// `i`: the overlay of the last second's numbers.
+        public static let overlay = Int32(UInt8(ascii: "i"))
         /// `p`: a PNG screenshot.
         public static let screenshot = Int32(UInt8(ascii: "p"))
         /// `q`: quit.
@@ -88,6 +92,9 @@ public struct WallView: Equatable, Sendable {
             return .redrawAll
         case Key.gravity:
             gravity = gravity.next
+            return .redrawAll
+        case Key.overlay:
+            overlay.toggle()
             return .redrawAll
         case Key.screenshot: return .screenshot
         case Key.fullscreen: return .toggleFullscreen

@@ -9,7 +9,8 @@ import Foundation
 /// waits on a feed.
 ///
 /// Keys: 1–9 or a click focus a feed in the whole window (the same key, a click or Esc go back),
-/// Tab cycles the feeds, `a` cycles the gravity, `p` writes a PNG screenshot, `f` fullscreen,
+/// Tab cycles the feeds, `a` cycles the gravity, `i` the overlay of the last second's numbers,
+/// `p` writes a PNG screenshot, `f` fullscreen,
 /// `q` quits (Esc too, on the wall).
 @MainActor
 public final class WallWindow {
@@ -27,6 +28,7 @@ public final class WallWindow {
         public var position: (x: Int, y: Int)?
         /// Where `p` writes its screenshots.
         public var screenshotFolder = "."
+        /// Defaults: 500 ms stall, grid from the count, letterbox, 1280x720, screenshots in ".".
         public init() {}
     }
 
@@ -39,8 +41,11 @@ public final class WallWindow {
     public private(set) var quitRequested = false
     /// The path of the last screenshot written with `p`.
     public private(set) var lastScreenshot: String?
+    /// How many times each feed's tile has been drawn and presented (by feed index).
+    public private(set) var tileDraws: [Int]
     private var title = ""
     private var drawnSize = (width: 0, height: 0)
+    private var lastSecondMicros: UInt64 = 0
 
     /// Opens the window.
     /// - Parameters:
@@ -51,6 +56,7 @@ public final class WallWindow {
     public init(system: SDLVideoSystem, feeds: [WallFeed], settings: Settings) throws {
         self.settings = settings
         tiles = feeds.map(WallTile.init)
+        tileDraws = feeds.map { _ in 0 }
         let layout = settings.layout ?? WallLayout.automatic(feeds: feeds.count)
         view = WallView(feeds: feeds.count, layout: layout, gravity: settings.gravity)
         surface = try WallSurface(system: system, title: "Spyglass — waiting", width: settings.size.width,
@@ -106,9 +112,6 @@ public final class WallWindow {
     /// The badge a feed's tile shows now (index from 0).
     public func badge(ofFeed i: Int) -> TileBadge { tiles[i].badge }
 
-    /// The window's size, pixels.
-    public var size: (width: Int, height: Int) { surface.size }
-
     /// Where feed `i` is drawn now; nil when it is not visible.
     public func rect(ofFeed i: Int) -> PixelRect? {
         let s = surface.size
@@ -117,6 +120,9 @@ public final class WallWindow {
 
     /// The window's pixels in `rect` as 8-bit RGB, row by row; nil when they cannot be read.
     public func rgb(of rect: PixelRect) -> [UInt8]? { surface.rgb(of: rect) }
+
+    /// The `i` overlay's lines for feed `i` (whether or not the overlay is on).
+    public func overlayLines(ofFeed i: Int) -> [String] { tiles[i].overlay }
 
     /// The window title now.
     public var currentTitle: String { title }
@@ -127,12 +133,22 @@ public final class WallWindow {
     private func compose() {
         let now = MonotonicClock.nowMicros()
         for tile in tiles { tile.updateBadge(nowMicros: now, stallMicros: UInt64(settings.stallMillis * 1000)) }
+        if now - lastSecondMicros >= 1_000_000 {
+            lastSecondMicros = now
+            for tile in tiles {
+                tile.updateSecond(nowMicros: now)
+                if view.overlay { tile.dirty = true }
+            }
+        }
         updateTitle()
         let size = surface.size
         guard size.width > 0, size.height > 0 else { return }
         if size != drawnSize { markAllDirty(); drawnSize = size }
         let changed = view.visibleTiles(width: size.width, height: size.height).filter { tiles[$0.feed].dirty }
-        for (i, rect) in changed { draw(tiles[i], in: rect) }
+        for (i, rect) in changed {
+            draw(tiles[i], in: rect)
+            tileDraws[i] += 1
+        }
         surface.present(changed.map(\.rect))
         let presented = MonotonicClock.nowMicros()
         for (i, _) in changed { tiles[i].presented(renderStartMicros: now, presentedMicros: presented) }

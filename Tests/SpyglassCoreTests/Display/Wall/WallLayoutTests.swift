@@ -47,7 +47,7 @@ import Testing
         #expect(TileBadge.of(state: .waitingForPicture, lastPictureMicros: nil, nowMicros: 9_000_000, stallMicros: s, live: true) == .waitingForPicture)
         #expect(TileBadge.of(state: .live, lastPictureMicros: 8_800_000, nowMicros: 9_000_000, stallMicros: s, live: true) == .live)
         #expect(TileBadge.of(state: .live, lastPictureMicros: 6_600_000, nowMicros: 9_000_000, stallMicros: s, live: true) == .stalled(ageSeconds: 2.4))
-        #expect(TileBadge.of(state: .live, lastPictureMicros: 6_600_000, nowMicros: 9_000_000, stallMicros: s, live: false) == .live)
+        #expect(TileBadge.of(state: .live, lastPictureMicros: 6_600_000, nowMicros: 9_000_000, stallMicros: s, live: false) == .playing)
         #expect(TileBadge.of(state: .reconnecting, lastPictureMicros: 1, nowMicros: 9_000_000, stallMicros: s, live: true) == .reconnecting)
         #expect(TileBadge.of(state: .ended, lastPictureMicros: 1, nowMicros: 9_000_000, stallMicros: s, live: true) == .ended)
         #expect(TileBadge.of(state: .failed("port in use"), lastPictureMicros: nil, nowMicros: 9, stallMicros: s, live: true).text == "failed: port in use")
@@ -94,5 +94,27 @@ import Testing
         #expect(v.apply(.key(WallView.Key.one + 4), width: 640, height: 360) == .redrawAll)
         #expect(v.visibleTiles(width: 640, height: 360).map(\.feed) == [4])
         #expect(v.apply(.key(WallView.Key.tab), width: 640, height: 360) == .redrawAll && v.focus == 0, "Tab wraps")
+    }
+
+    @Test("the last second from two snapshots: rates, losses and stage percentiles of that second only")
+    func feedSecond() {
+        var a = MetricsRegistry.Snapshot(), b = MetricsRegistry.Snapshot()
+        a.counters = [.framesShown: 100, .framesDecoded: 100, .accessUnits: 100, .bytes: 1_000_000, .packetsLost: 2]
+        b.counters = [.framesShown: 130, .framesDecoded: 131, .accessUnits: 131, .bytes: 1_500_000, .packetsLost: 5, .resets: 1]
+        var early = Histogram(), late = Histogram()
+        for _ in 0..<100 { early.record(50_000) }   // an old 50 ms second
+        late = early
+        for _ in 0..<30 { late.record(2_000) }      // this second: 2 ms
+        a.stages = [.decode: early]
+        b.stages = [.decode: late]
+        let s = FeedSecond(from: a, to: b, seconds: 1)
+        #expect(s.shownPerSecond == 30 && s.decodedPerSecond == 31 && s.bitsPerSecond == 4_000_000 && s.packetsLost == 3 && s.resets == 1)
+        let dec = try! #require(s.stageMillis[.decode])
+        #expect(abs(dec.p50 - 2) < 0.1 && abs(dec.p99 - 2) < 0.1, "only this second's samples: \(dec)")
+        let lines = s.lines(format: "H.264 640x360", targetMillis: 120)
+        #expect(lines[0] == "H.264 640x360 · 4.00 Mb/s · resets 1")
+        #expect(lines[1] == "fps in 31 · dec 31 · shown 30")
+        #expect(lines[2] == "lost 3 · damaged 0")
+        #expect(lines[3].hasPrefix("dec 2.0/2.0") && lines[3].hasSuffix(" ms"), "\(lines)")
     }
 }

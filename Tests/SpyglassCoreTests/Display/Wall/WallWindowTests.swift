@@ -125,9 +125,17 @@ struct WallWindowTests {
             #expect(rig.step { if case .stalled(let a) = rig.wall.badge(ofFeed: 1) { firstAge = a; return true }; return false },
                     "feed 2 shows stalled: \(rig.wall.badge(ofFeed: 1))")
             let shownAtStall = rig.pipelines.map { $0.metrics.count(.framesShown) }
-            var laterAge = 0.0
-            #expect(rig.step { if case .stalled(let a) = rig.wall.badge(ofFeed: 1) { laterAge = a }; return laterAge >= firstAge + 1 },
-                    "the stall's age grew from \(firstAge) s (now \(rig.wall.badge(ofFeed: 1)))")
+            let drawsAtStall = rig.wall.tileDraws[1]
+            var laterAge = 0.0, badgeChanges = 0, lastText = rig.wall.badge(ofFeed: 1).text
+            #expect(rig.step {
+                        let text = rig.wall.badge(ofFeed: 1).text
+                        if text != lastText { badgeChanges += 1; lastText = text }
+                        if case .stalled(let a) = rig.wall.badge(ofFeed: 1) { laterAge = a }
+                        return laterAge >= firstAge + 1
+                    }, "the stall's age grew from \(firstAge) s (now \(rig.wall.badge(ofFeed: 1)))")
+            // The frozen tile is drawn again only when its badge reads differently, not per step.
+            #expect(rig.wall.tileDraws[1] - drawsAtStall == badgeChanges,
+                    "stalled tile drawn \(rig.wall.tileDraws[1] - drawsAtStall) times for \(badgeChanges) badge changes")
             let others = [0, 2, 3]
             #expect(rig.step { others.allSatisfy { rig.pipelines[$0].metrics.count(.framesShown) >= shownAtStall[$0] + 30 } },
                     "the other feeds kept showing frames: \(shownAtStall) → \(rig.pipelines.map { $0.metrics.count(.framesShown) })")
@@ -240,6 +248,26 @@ struct WallWindowTests {
             click.button.y = 10
             #expect(SDL_PushEvent(&click) == 1)
             #expect(rig.step { rig.wall.view.focus == nil }, "a click went back to the wall")
+        }
+    }
+
+    @Test("i shows each tile's last second (fps, bitrate, stages) over its picture, in boxes read back from the window")
+    func overlayOfTheLastSecond() throws {
+        try withWall(width: 1280, height: 720) { rig in
+            let tile = try #require(rig.wall.rect(ofFeed: 0))
+            rig.wall.apply(.key(WallView.Key.overlay))
+            #expect(rig.wall.view.overlay)
+            #expect(rig.step { rig.wall.overlayLines(ofFeed: 0).count >= 4 }, "lines: \(rig.wall.overlayLines(ofFeed: 0))")
+            let lines = rig.wall.overlayLines(ofFeed: 0)
+            #expect(lines[0].hasPrefix("H.264 320x180 · ") && lines[0].contains(" Mb/s · resets 0"), "\(lines)")
+            #expect(lines[1].hasPrefix("fps in ") && lines[1].contains(" · shown "), "\(lines)")
+            #expect(lines.contains { $0.contains("dec ") && $0.hasSuffix(" ms") }, "\(lines)")
+            // The first line's box, above the name and the badge: dark where the red picture was.
+            let lineHeight = Int(WallSurface.fontPixels) + 8
+            let first = tile.y + tile.height - lineHeight - 6 - (lineHeight + 2) * (lines.count + 1)
+            #expect(rig.step { rig.pixel(tile.x + 7, first + 1) == (16, 16, 20) }, "box at y \(first): \(rig.pixel(tile.x + 7, first + 1))")
+            rig.wall.apply(.key(WallView.Key.overlay))
+            #expect(rig.step { Self.close(rig.pixel(tile.x + 7, first + 1), Self.colours[0].rgb) }, "i again: the picture is clear")
         }
     }
 

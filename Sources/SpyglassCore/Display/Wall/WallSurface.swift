@@ -126,11 +126,12 @@ final class WallSurface: RoutedWindow {
     }
 
     /// Draws one line of text with its top-left corner at (`x`, `y`) on a dark box, cut to
-    /// `maxWidth` pixels. Nothing when no font could be opened.
+    /// `maxWidth` pixels, in `colour` (light grey by default). Nothing when no font could be opened.
     /// - Returns: the box drawn (empty when none).
     @discardableResult
-    func text(_ line: String, x: Int, y: Int, maxWidth: Int) -> PixelRect {
-        guard let (s, _) = target(), !line.isEmpty, maxWidth > 8, let t = rendered(line) else {
+    func text(_ line: String, x: Int, y: Int, maxWidth: Int,
+              colour: (r: UInt8, g: UInt8, b: UInt8) = (240, 240, 240)) -> PixelRect {
+        guard let (s, _) = target(), !line.isEmpty, maxWidth > 8, let t = rendered(line, colour) else {
             return PixelRect(x: x, y: y, width: 0, height: 0)
         }
         let box = PixelRect(x: x, y: y, width: min(Int(t.pointee.w) + 8, maxWidth), height: Int(t.pointee.h) + 4)
@@ -141,15 +142,16 @@ final class WallSurface: RoutedWindow {
         return box
     }
 
-    /// `line` rendered in light grey, from the cache when it was drawn before; nil without a font.
-    private func rendered(_ line: String) -> UnsafeMutablePointer<SDL_Surface>? {
-        if let t = textCache[line] { return t }
-        guard let font, let t = TTF_RenderUTF8_Blended(font, line, SDL_Color(r: 240, g: 240, b: 240, a: 255)) else { return nil }
+    /// `line` rendered in `colour`, from the cache when it was drawn before; nil without a font.
+    private func rendered(_ line: String, _ colour: (r: UInt8, g: UInt8, b: UInt8)) -> UnsafeMutablePointer<SDL_Surface>? {
+        let key = "\(colour.r),\(colour.g),\(colour.b) \(line)"
+        if let t = textCache[key] { return t }
+        guard let font, let t = TTF_RenderUTF8_Blended(font, line, SDL_Color(r: colour.r, g: colour.g, b: colour.b, a: 255)) else { return nil }
         if textCache.count >= Self.textCacheLimit {
             for old in textCache.values { SDL_FreeSurface(old) }
             textCache.removeAll()
         }
-        textCache[line] = t
+        textCache[key] = t
         return t
     }
 

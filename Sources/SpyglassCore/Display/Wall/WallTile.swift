@@ -16,10 +16,10 @@ final class WallTile {
     private var recent = RecentGlassToGlass()
     /// What the tile shows beside a live badge; nil without capture stamps.
     private(set) var chip: LatencyChip?
-    /// The `i` overlay's lines for the last second (empty until two seconds have been seen).
-    private(set) var overlay: [String] = []
-    /// Glass-to-glass p50 of each of the last 10 seconds, ms (the overlay's sparkline).
-    private(set) var sparkline: [Double] = []
+    /// The `i` overlay's inputs for the last second (nil until two seconds have been seen).
+    private(set) var second: FeedOverlay.Inputs?
+    /// Glass-to-glass p99 of each of the last 10 seconds (the overlay's sparkline).
+    private(set) var history = GlassToGlassHistory()
     private var before: (snapshot: MetricsRegistry.Snapshot, micros: UInt64)?
     /// The tile must be drawn again (new picture, badge, place or gravity changed).
     var dirty = true
@@ -75,10 +75,15 @@ final class WallTile {
         let now = metrics.snapshot()
         defer { before = (now, nowMicros) }
         guard let (earlier, then) = before, nowMicros > then else { return }
-        let second = FeedSecond(from: earlier, to: now, seconds: Double(nowMicros - then) / 1e6)
-        let format = [now.codec, picture.map { "\($0.width)x\($0.height)" }].compactMap { $0 }.joined(separator: " ")
-        overlay = second.lines(format: format.isEmpty ? nil : format, targetMillis: feed.targetMillis)
-        if let g2g = second.stageMillis[.glassToGlass] { sparkline = Array((sparkline + [g2g.p50]).suffix(10)) }
+        let rates = FeedRates(from: earlier, to: now, seconds: Double(nowMicros - then) / 1e6)
+        let age = lastPictureMicros.map { Double(nowMicros - min(nowMicros, $0)) / 1000 }
+        second = FeedOverlay.Inputs(snapshot: now, rates: rates, frameAgeMillis: age, targetMillis: feed.targetMillis ?? 100)
+        history.append(rates.millis(.glassToGlass, quantile: 0.99))
+    }
+
+    /// The overlay's lines: the full form, or the compact one for a tile under 360 pixels high.
+    func overlay(compact: Bool) -> [OverlayLine] {
+        second.map { FeedOverlay.lines($0, compact: compact) } ?? []
     }
 
     /// The feed ended and its last picture was taken.

@@ -37,22 +37,27 @@ extension WallWindow {
         }
     }
 
-    /// The `i` overlay: the last second's lines stacked above the name, and a sparkline of
-    /// glass-to-glass over the last 10 s above them (bars coloured against the target).
+    /// The `i` overlay (``FeedOverlay``, compact in a tile under 360 pixels high): the last
+    /// second's lines stacked above the name in their tones, and a sparkline of glass-to-glass p99
+    /// over the last 10 s above them (bars coloured against the target, a gap for a second without one).
     private func drawOverlay(_ tile: WallTile, in rect: PixelRect, above bottom: Int, lineHeight: Int) {
-        var y = bottom - tile.overlay.count * (lineHeight + 2)
-        for line in tile.overlay {
-            surface.text(line, x: rect.x + 6, y: y, maxWidth: rect.width - 12)
+        let lines = tile.overlay(compact: rect.height < 360)
+        var y = bottom - lines.count * (lineHeight + 2)
+        for line in lines {
+            surface.text(line.text, x: rect.x + 6, y: y, maxWidth: rect.width - 12, colour: line.tone.rgb)
             y += lineHeight + 2
         }
-        guard !tile.sparkline.isEmpty else { return }
-        let top = bottom - tile.overlay.count * (lineHeight + 2) - 30
-        let scale = max(tile.feed.targetMillis ?? 0, tile.sparkline.max() ?? 1, 1)
-        surface.fill(PixelRect(x: rect.x + 6, y: top, width: 10 * 6 + 6, height: 28), (16, 16, 20))
-        for (i, ms) in tile.sparkline.enumerated() {
+        let values = tile.history.values
+        guard values.contains(where: { $0 != nil }) else { return }
+        let target = tile.feed.targetMillis ?? 100
+        let top = bottom - lines.count * (lineHeight + 2) - 30
+        let scale = tile.history.scaleTop(targetMillis: target)
+        surface.fill(PixelRect(x: rect.x + 6, y: top, width: tile.history.capacity * 6 + 6, height: 28), (16, 16, 20))
+        for (i, value) in values.enumerated() {
+            guard let ms = value else { continue }
             let h = max(1, Int(24 * ms / scale))
-            let colour = LatencyChip(millis: ms, targetMillis: tile.feed.targetMillis).colour
-            surface.fill(PixelRect(x: rect.x + 9 + i * 6, y: top + 26 - h, width: 5, height: h), colour)
+            let tone = OverlayLine.Tone.of(millis: ms, target: target).rgb
+            surface.fill(PixelRect(x: rect.x + 9 + i * 6, y: top + 26 - h, width: 5, height: h), tone)
         }
     }
 }

@@ -122,7 +122,9 @@ public final class WallWindow {
     public func rgb(of rect: PixelRect) -> [UInt8]? { surface.rgb(of: rect) }
 
     /// The `i` overlay's lines for feed `i` (whether or not the overlay is on).
-    public func overlayLines(ofFeed i: Int) -> [String] { tiles[i].overlay }
+    public func overlayLines(ofFeed i: Int) -> [String] {
+        tiles[i].overlay(compact: (rect(ofFeed: i)?.height ?? 0) < 360).map(\.text)
+    }
 
     /// The window title now.
     public var currentTitle: String { title }

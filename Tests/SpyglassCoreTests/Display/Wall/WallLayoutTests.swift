@@ -107,14 +107,15 @@ import Testing
         for _ in 0..<30 { late.record(2_000) }      // this second: 2 ms
         a.stages = [.decode: early]
         b.stages = [.decode: late]
-        let s = FeedSecond(from: a, to: b, seconds: 1)
-        #expect(s.shownPerSecond == 30 && s.decodedPerSecond == 31 && s.bitsPerSecond == 4_000_000 && s.packetsLost == 3 && s.resets == 1)
-        let dec = try! #require(s.stageMillis[.decode])
-        #expect(abs(dec.p50 - 2) < 0.1 && abs(dec.p99 - 2) < 0.1, "only this second's samples: \(dec)")
-        let lines = s.lines(format: "H.264 640x360", targetMillis: 120)
-        #expect(lines[0] == "H.264 640x360 · 4.00 Mb/s · resets 1")
-        #expect(lines[1] == "fps in 31 · dec 31 · shown 30")
-        #expect(lines[2] == "lost 3 · damaged 0")
-        #expect(lines[3].hasPrefix("dec 2.0/2.0") && lines[3].hasSuffix(" ms"), "\(lines)")
+        let s = FeedRates(from: a, to: b, seconds: 1)
+        #expect(s.shownPerSecond == 30 && s.decodedPerSecond == 31 && s.bitsPerSecond == 4_000_000 && s.lost == 3)
+        let p50 = try! #require(s.millis(.decode, quantile: 0.5)), p99 = try! #require(s.millis(.decode, quantile: 0.99))
+        #expect(abs(p50 - 2) < 0.1 && abs(p99 - 2) < 0.1, "only this second's samples: \(p50) \(p99)")
+        b.format = "H.264 640x360"
+        let lines = FeedOverlay.lines(FeedOverlay.Inputs(snapshot: b, rates: s, frameAgeMillis: 20, targetMillis: 120), compact: false).map(\.text)
+        #expect(lines[0] == "H.264 640x360 · resets 1")
+        #expect(lines[1] == "31.0 fps in · 31.0 decoded · 30.0 shown · 4.0 Mb/s")
+        #expect(lines.contains { $0.contains("decode 2.0/2.0") }, "\(lines)")
+        #expect(lines.last == "loss 3 · damaged 0 (last second)")
     }
 }

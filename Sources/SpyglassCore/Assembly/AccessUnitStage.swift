@@ -99,6 +99,14 @@ public struct AccessUnitStage {
         if let au = assembler!.flush(atMicros: atMicros, reason: rule) { emit(.accessUnit(au, assembler!.parameterSets)) }
     }
 
+    /// The transport's capture time for the access unit in progress (RTCP, KLV); an SEI stamp wins.
+    /// - Parameters:
+    ///   - wallMicros: µs since the Unix epoch.
+    ///   - source: `rtcp` or `klv`.
+    public mutating func noteCaptureTime(wallMicros: UInt64, source: CaptureSource) {
+        assembler?.noteCaptureTime(wallMicros: wallMicros, source: source)
+    }
+
     /// Bytes were lost inside the access unit in progress.
     public mutating func markDamaged() { assembler?.markDamaged() }
 

@@ -8,9 +8,30 @@ public enum CaptureSource: String, Sendable, Codable {
     /// The sender's stamp shifted so that the fastest frame seen had a zero sender+network time
     /// (`--clock-offset relative`): differences are true, absolute figures are not.
     case seiRelative = "sei-relative"
+    /// The frame's RTP timestamp through the sender's latest RTCP sender report (RFC 3550
+    /// §6.4.1): the sender's NTP wall clock, taken as ours (or corrected as for `sei`).
+    case rtcp
+    /// `rtcp` in relative mode.
+    case rtcpRelative = "rtcp-relative"
+    /// The Precision Time Stamp of a KLV metadata packet (MISB ST 0601 tag 2).
+    case klv
+    /// `klv` in relative mode.
+    case klvRelative = "klv-relative"
     /// The sender's stamp is on a clock that is not ours (a capture after its arrival, or
     /// implausibly long before it): no glass-to-glass figure is given.
     case clockOffset = "clock-offset"
+}
+
+extension CaptureSource {
+    /// The relative-mode name of a stamp's origin (`sei` → `sei-relative`).
+    var relative: CaptureSource {
+        switch self {
+        case .sei: return .seiRelative
+        case .rtcp: return .rtcpRelative
+        case .klv: return .klvRelative
+        default: return self
+        }
+    }
 }
 
 /// Judges the sender's capture stamps against our clock, frame by frame.
@@ -49,22 +70,23 @@ public struct CaptureClock: Sendable {
     /// - Parameters:
     ///   - captureWallMicros: the sender's stamp, µs since the epoch (0 = none).
     ///   - arrivalWallMicros: our wall-clock time of the frame's last byte, µs.
+    ///   - origin: where the stamp came from (`sei`, `rtcp`, `klv`); the same rules apply to all.
     /// - Returns: the capture time on our wall clock (0 when unavailable), its source, and a line
     ///   to log when this frame showed the clocks disagree (once).
-    public mutating func judge(captureWallMicros: UInt64, arrivalWallMicros: UInt64)
+    public mutating func judge(captureWallMicros: UInt64, arrivalWallMicros: UInt64, origin: CaptureSource = .sei)
         -> (captureWallMicros: UInt64, source: CaptureSource, note: String?) {
         guard captureWallMicros > 0 else { return (0, .none, nil) }
         let transit = Int64(bitPattern: arrivalWallMicros) - Int64(bitPattern: captureWallMicros)
         switch mode {
         case .relative:
             minTransit = min(minTransit ?? transit, transit)
-            return (UInt64(Int64(bitPattern: captureWallMicros) + minTransit!), .seiRelative, nil)
+            return (UInt64(Int64(bitPattern: captureWallMicros) + minTransit!), origin.relative, nil)
         case .absolute(let offset):
             if estimatedOffsetMicros != nil { return (0, .clockOffset, nil) }
             // A sender `offset` ahead stamps `offset` late: its capture on our clock is earlier.
             let corrected = transit + offset
             guard corrected < -Self.toleranceMicros || corrected > Self.plausibleTransitMicros else {
-                return (UInt64(max(0, Int64(bitPattern: captureWallMicros) - offset)), .sei, nil)
+                return (UInt64(max(0, Int64(bitPattern: captureWallMicros) - offset)), origin, nil)
             }
             estimatedOffsetMicros = offset - corrected
             let ms = Double(offset - corrected) / 1000
@@ -98,7 +120,8 @@ public final class CaptureClockTap: FrameTap {
     public func observe(_ frame: DecodedFrame) {
         guard frame.replayEntry == nil, frame.timing.lastByteMicros > 0 else { return }
         let arrival = UInt64(max(0, Int64(bitPattern: frame.timing.lastByteMicros) + wallMinusMonotonicMicros))
-        let v = clock.judge(captureWallMicros: frame.timing.captureWallMicros, arrivalWallMicros: arrival)
+        let v = clock.judge(captureWallMicros: frame.timing.captureWallMicros, arrivalWallMicros: arrival,
+                            origin: frame.timing.captureSource)
         frame.timing.captureWallMicros = v.captureWallMicros
         frame.timing.captureSource = v.source
         if let note = v.note {

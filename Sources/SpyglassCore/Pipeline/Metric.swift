@@ -17,6 +17,9 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     /// Packets whose SSRC was not the one before: a new sender, or senders alternating on one port.
     case ssrcChanges = "ssrc_changes"
     case damagedNALUnits = "damaged_nal_units", malformedPayloads = "malformed_payloads"
+    /// RTCP compound packets (RFC 3550 §6), the sender reports among them, and those dropped
+    /// as malformed.
+    case rtcpPackets = "rtcp_packets", senderReports = "sender_reports", malformedRTCP = "malformed_rtcp"
     // Access-unit assembly.
     case nalUnits = "nal_units", accessUnits = "access_units", invalidNALUnits = "invalid_nal_units"
     case oversizeAccessUnits = "oversize_access_units", unitsWithoutPicture = "units_without_picture"

@@ -75,6 +75,11 @@ public struct FeedSummary: Codable, Sendable {
     /// restarted, many for two senders (or one misbehaving) alternating on one port. Not
     /// counted as reordered, lost or duplicated.
     public var ssrcChanges = 0
+    /// RTCP compound packets received (RFC 3550 §6), sender reports among them, and malformed
+    /// ones dropped.
+    public var rtcpPackets = 0
+    public var senderReports = 0
+    public var malformedRTCP = 0
     /// Datagrams that were not RTP, or another payload type, on an RTP input.
     public var notRTP = 0
     /// NAL units lost or cut by missing RTP fragments.
@@ -132,6 +137,7 @@ public struct FeedSummary: Codable, Sendable {
         rtpPackets = m[.rtpPackets]; notRTP = m[.notRTP]; datagramsLost = m[.packetsLost]
         datagramsReordered = m[.packetsReordered]; datagramsDuplicated = m[.packetsDuplicated]; ssrcChanges = m[.ssrcChanges]
         damagedNALUnits = m[.damagedNALUnits]; malformedPayloads = m[.malformedPayloads]
+        rtcpPackets = m[.rtcpPackets]; senderReports = m[.senderReports]; malformedRTCP = m[.malformedRTCP]
         nalUnits = m[.nalUnits]; accessUnits = m[.accessUnits]; invalidNALUnits = m[.invalidNALUnits]
         oversizeAccessUnits = m[.oversizeAccessUnits]; unitsWithoutPicture = m[.unitsWithoutPicture]
         refusedAccessUnits = m[.refusedAccessUnits]; invalidParameterSets = m[.invalidParameterSets]
@@ -158,6 +164,7 @@ public struct FeedSummary: Codable, Sendable {
         if tsPackets > 0 { extra.append("MPEG-TS: \(tsPackets) packets, \(tsContinuityErrors) continuity errors" + (tsPacketsDropped > 0 ? ", \(tsPacketsDropped) dropped" : "")) }
         if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated"
                               + (ssrcChanges > 0 ? ", \(ssrcChanges) SSRC changes" : "")) }
+        if rtcpPackets > 0 { extra.append("RTCP: \(senderReports) sender reports" + (malformedRTCP > 0 ? ", \(malformedRTCP) malformed" : "")) }
         if notRTP > 0 { extra.append("\(notRTP) not RTP") }
         if damagedNALUnits > 0 { extra.append("\(damagedNALUnits) NAL units damaged by lost fragments") }
         if malformedPayloads > 0 { extra.append("\(malformedPayloads) malformed or unsupported RTP payloads") }

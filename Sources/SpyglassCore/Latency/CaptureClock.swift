@@ -106,6 +106,7 @@ public final class CaptureClockTap: FrameTap {
     private var clock: CaptureClock
     private let wallMinusMonotonicMicros: Int64
     private let metrics: MetricsRegistry
+    private var lastSource: CaptureSource?
 
     /// - Parameters:
     ///   - mode: absolute with an offset, or relative.
@@ -124,6 +125,11 @@ public final class CaptureClockTap: FrameTap {
                             origin: frame.timing.captureSource)
         frame.timing.captureWallMicros = v.captureWallMicros
         frame.timing.captureSource = v.source
+        let shown = v.captureWallMicros > 0 || v.source == .clockOffset ? v.source : .none
+        if shown != lastSource {
+            lastSource = shown
+            metrics.setCaptureSource(shown.rawValue)
+        }
         if let note = v.note {
             Log.info(note)
             metrics.setClockStatus(String(format: "sender clock offset about %+.0f ms: no glass-to-glass", Double(clock.estimatedOffsetMicros ?? 0) / 1000))

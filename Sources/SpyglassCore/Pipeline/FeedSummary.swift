@@ -109,6 +109,9 @@ public struct FeedSummary: Codable, Sendable {
     public var repairsFailed = 0
     /// How the sender's capture stamps relate to our clock, when that is worth saying.
     public var captureClock: String?
+    /// Where the last picture's capture time came from: `sei`, `rtcp`, `klv` (with `-relative`
+    /// in relative mode), `clock-offset`, or `none`.
+    public var captureSource: String?
     /// Length of the run, s.
     public var durationSeconds = 0.0
 
@@ -128,6 +131,7 @@ public struct FeedSummary: Codable, Sendable {
         parameterSetChanges = m.parameterSetChanges
         rtp = m.transport == "rtp"
         captureClock = m.clockStatus
+        captureSource = m.captureSource
         repairs = m[.repairs]; repairsFailed = m[.repairsFailed]
         tsPackets = m[.tsPackets]; tsContinuityErrors = m[.tsContinuityErrors]; tsPacketsDropped = m[.tsPacketsDropped]
         datagrams = m[.datagrams]; bytes = m[.bytes]; emptyDatagrams = m[.emptyDatagrams]

@@ -23,6 +23,8 @@ public final class MetricsRegistry: Sendable {
         public var transport: String?
         /// How the sender's capture stamps relate to our clock, when that is worth saying.
         public var clockStatus: String?
+        /// Where the newest picture's capture time came from (`sei`, `rtcp`, `klv`, `none`…).
+        public var captureSource: String?
         /// When the newest picture was shown, monotonic µs (nil before the first).
         public var lastShownMicros: UInt64?
         public var parameterSetChanges: [String] = []
@@ -39,6 +41,7 @@ public final class MetricsRegistry: Sendable {
         var format: String?
         var transport: String?
         var clockStatus: String?
+        var captureSource: String?
         var lastShownMicros: UInt64?
         var changes: [String] = []
     }
@@ -89,6 +92,11 @@ public final class MetricsRegistry: Sendable {
         state.withLock { $0.clockStatus = text }
     }
 
+    /// Says where the capture times now come from (``CaptureSource``'s raw value), when it changes.
+    public func setCaptureSource(_ source: String) {
+        state.withLock { $0.captureSource = source }
+    }
+
     /// Sets the ingest format in use ("rtp", "annex-b").
     public func setTransport(_ name: String) {
         state.withLock { $0.transport = name }
@@ -126,6 +134,7 @@ public final class MetricsRegistry: Sendable {
             out.format = s.format
             out.transport = s.transport
             out.clockStatus = s.clockStatus
+            out.captureSource = s.captureSource
             out.lastShownMicros = s.lastShownMicros
             out.parameterSetChanges = s.changes
             return out

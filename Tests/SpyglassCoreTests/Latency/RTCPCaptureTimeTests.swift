@@ -106,6 +106,36 @@ import Glibc
         }
     }
 
+    /// `spyglass play` of a GStreamer camera (videotestsrc, x264enc, rtpbin with RTCP) with no SEI:
+    /// the latency log says `rtcp` for the pictures after the first sender report, with a
+    /// glass-to-glass figure, and the summary counts the reports.
+    @Test(.enabled(if: available, "GStreamer is not installed: run tools/setup"))
+    func theLatencyLogSaysRTCPForACameraWithoutSEI() throws {
+        let port = try Sender.freeUDPPort()
+        let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rtcp-\(getpid()).csv").path
+        let play = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(port)", "--display", "none",
+                                                                "--frames", "150", "--timeout", "5", "--latency-log", csv])
+        try #require(Wait.until { Fixtures.udpPortIsBound(port) }, "the receiver listens")
+        let gstreamer = try Fixtures.start(Self.gst, ["-q", "rtpbin", "name=rb", "rtcp-sync-send-time=false",
+            "videotestsrc", "is-live=true", "num-buffers=300", "pattern=ball", "!", "video/x-raw,width=320,height=240,framerate=30/1",
+            "!", "x264enc", "tune=zerolatency", "speed-preset=ultrafast", "key-int-max=15", "!", "rtph264pay", "pt=96", "config-interval=-1",
+            "!", "rb.send_rtp_sink_0",
+            "rb.send_rtp_src_0", "!", "udpsink", "host=127.0.0.1", "port=\(port)", "sync=false", "async=false",
+            "rb.send_rtcp_src_0", "!", "udpsink", "host=127.0.0.1", "port=\(port + 1)", "sync=false", "async=false"])
+        defer { gstreamer.process.terminate() }
+        let (rc, err) = play.wait(timeoutSeconds: 30)
+        #expect(rc == 0, "\(err)")
+        #expect(err.contains("RTCP: ") && err.contains("sender reports"), "\(err)")
+        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
+        let header = rows[0].split(separator: ",", omittingEmptySubsequences: false)
+        let source = try #require(header.firstIndex(of: "capture_source")), g2g = try #require(header.firstIndex(of: "glass_to_glass_ms"))
+        let fields = rows.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let rtcp = fields.filter { $0[source] == "rtcp" }
+        #expect(rtcp.count > 50, "most pictures come after the first sender report (\(rtcp.count) of \(fields.count))")
+        #expect(rtcp.allSatisfy { !$0[g2g].isEmpty }, "each has a glass-to-glass figure")
+        #expect(fields.allSatisfy { $0[source] == "rtcp" || $0[source] == "none" })
+    }
+
     /// A server that sends no RTCP at all still plays; its pictures have no capture time.
     @Test func aSenderWithoutRTCPStillPlays() throws {
         let path = Fixtures.capture("test/h264-aud.h264")

@@ -61,6 +61,7 @@ func runProbe(_ argv: [String]) throws -> Int32 {
     let source: ByteSource
     do {
         url = try SourceURL(parsing: args.sourceText)
+        args.options.mpegtsSelection = url.mpegtsSelection ?? MPEGTSSelection()
         if case .file(let path) = url, isPacketCapture(path) {
             source = try PcapSource(path: path, port: args.port, host: args.host, speed: 0)
         } else {

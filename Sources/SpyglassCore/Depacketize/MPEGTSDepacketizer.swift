@@ -4,8 +4,9 @@
 /// - Packets (§2.4.3.2): 188 bytes from the sync byte 0x47; a byte stream is resynchronized on
 ///   the sync byte after junk. Packets with `transport_error_indicator` set or scrambled are
 ///   dropped and counted.
-/// - PAT (PID 0, §2.4.4.3) → the first program's PMT (or `program`), PMT (§2.4.4.8) → the first
-///   H.264/H.265 elementary stream (or `pid`).
+/// - PAT (PID 0, §2.4.4.3) → the PMTs of its programs (or of `program` alone), PMT (§2.4.4.8)
+///   → the first H.264/H.265 elementary stream (or `pid`). A program or PID that is not there
+///   refuses the input with a line listing what is (``DepacketizerEvent/refuse(_:)``).
 /// - PES (§2.4.3.6): the payload of the video PID is an Annex B byte stream; a PES is one access
 ///   unit. It ends at the first of: `PES_packet_length` bytes (when the muxer sets it), a packet
 ///   filled with adaptation-field stuffing (muxers stuff only a PES's last packet; a sender that
@@ -18,6 +19,10 @@ public struct MPEGTSDepacketizer: Depacketizer {
     public private(set) var codec: VideoCodec?
     private var carry: [UInt8] = []
     private var pmtPID: Int?
+    /// PMT PIDs still to read while the stream to play is not found, and what those read held.
+    private var candidatePMTs: [Int] = []
+    private var streamsSeen: [String] = []
+    private var refused = false
     private var videoPID: Int?
     private let wantProgram: Int?
     private let wantPID: Int?
@@ -44,7 +49,6 @@ public struct MPEGTSDepacketizer: Depacketizer {
         self.idleFlushMicros = idleFlushMicros
         wantProgram = program
         wantPID = pid
-        if let pid { videoPID = pid }
     }
 
     public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool,
@@ -116,9 +120,10 @@ public struct MPEGTSDepacketizer: Depacketizer {
         guard afc & 0x1 != 0, off < p.endIndex else { return }   // no payload
         if pid == videoPID, !continuityHolds(pid: pid, cc: cc, emit: emit) { return }
         let payload = p[off..<p.endIndex]
+        if pusi && pmtPID == nil && candidatePMTs.contains(pid) { readPMT(payload, pmtPID: pid, emit: emit); return }
         switch pid {
-        case 0: if pusi { readPAT(payload) }
-        case pmtPID: if pusi { readPMT(payload, emit: emit) }
+        case 0: if pusi { readPAT(payload, emit: emit) }
+        case pmtPID: if pusi { readPMT(payload, pmtPID: pid, emit: emit) }
         case videoPID:
             pes(payload, start: pusi, arrivalMicros: arrivalMicros, emit: emit)
             // A muxer fills the last packet of an unbounded PES with stuffing: the PES ends here.
@@ -151,41 +156,79 @@ public struct MPEGTSDepacketizer: Depacketizer {
         return payload[start..<(start + 3 + length - 4)]   // without the CRC_32
     }
 
-    private mutating func readPAT(_ payload: ArraySlice<UInt8>) {
-        guard let sec = section(payload), sec.first == 0x00 else { return }
+    private mutating func readPAT(_ payload: ArraySlice<UInt8>, emit: (DepacketizerEvent) -> Void) {
+        guard pmtPID == nil, candidatePMTs.isEmpty, !refused, let sec = section(payload), sec.first == 0x00 else { return }
+        var programs: [(number: Int, pid: Int)] = []
         var i = sec.startIndex + 8
         while i + 4 <= sec.endIndex {
             let program = Int(sec[i]) << 8 | Int(sec[i + 1])
             let pid = Int(sec[i + 2] & 0x1F) << 8 | Int(sec[i + 3])
             i += 4
-            if program == 0 { continue }   // the network PID
-            if wantProgram == nil || wantProgram == program { pmtPID = pid; return }
+            if program != 0 { programs.append((program, pid)) }   // 0: the network PID
+        }
+        candidatePMTs = programs.filter { wantProgram == nil || $0.number == wantProgram }.map(\.pid)
+        if candidatePMTs.isEmpty, !programs.isEmpty {
+            refuse("program \(wantProgram ?? 0) is not in the PAT; it lists program" + (programs.count > 1 ? "s " : " ")
+                   + programs.map { String($0.number) }.joined(separator: ", "), emit: emit)
         }
     }
 
-    private mutating func readPMT(_ payload: ArraySlice<UInt8>, emit: (DepacketizerEvent) -> Void) {
+    /// One line and the feed fails: what was asked for is not in the stream.
+    private mutating func refuse(_ reason: String, emit: (DepacketizerEvent) -> Void) {
+        refused = true
+        emit(.refuse("MPEG-TS: " + reason))
+    }
+
+    private mutating func readPMT(_ payload: ArraySlice<UInt8>, pmtPID pid: Int, emit: (DepacketizerEvent) -> Void) {
         guard let sec = section(payload), sec.first == 0x02, sec.count >= 12 else { return }
+        let program = Int(sec[sec.startIndex + 3]) << 8 | Int(sec[sec.startIndex + 4])
+        let streams = Self.elementaryStreams(sec)
+        let chosen = streams.first { s in s.codec != nil && (wantPID == nil ? (videoPID == nil || videoPID == s.pid) : wantPID == s.pid) }
+        guard let chosen, let video = chosen.codec else {
+            notInPMT(program: program, pmtPID: pid, streams: streams, emit: emit)
+            return
+        }
+        if videoPID != chosen.pid { lastCC[chosen.pid] = nil }
+        pmtPID = pid
+        videoPID = chosen.pid
+        codec = video
+        if !saidStreams {
+            saidStreams = true
+            let others = streams.filter { $0.pid != chosen.pid }.map(\.description)
+            emit(.note("MPEG-TS: \(video.displayName) on PID \(chosen.pid) of program \(program)"
+                       + (others.isEmpty ? "" : "; also \(others.joined(separator: ", ")) (not played)")))
+        }
+    }
+
+    /// A PMT without the stream wanted: once every candidate PMT has been read so, refuse.
+    private mutating func notInPMT(program: Int, pmtPID: Int, streams: [ElementaryStream], emit: (DepacketizerEvent) -> Void) {
+        guard pmtPID != self.pmtPID, let k = candidatePMTs.firstIndex(of: pmtPID) else { return }
+        candidatePMTs.remove(at: k)
+        streamsSeen.append("program \(program): " + (streams.isEmpty ? "no streams" : streams.map(\.description).joined(separator: ", ")))
+        guard candidatePMTs.isEmpty, !refused else { return }
+        let wanted = wantPID.map { "no H.264/H.265 stream on PID \($0)" } ?? "no H.264/H.265 stream"
+        refuse("\(wanted) in the PMT\(streamsSeen.count > 1 ? "s" : ""); \(streamsSeen.joined(separator: "; "))", emit: emit)
+    }
+
+    /// An elementary stream listed in a PMT (§2.4.4.8).
+    struct ElementaryStream: CustomStringConvertible {
+        var pid: Int
+        var type: UInt8
+        var codec: VideoCodec? { type == 0x1B ? .h264 : type == 0x24 ? .h265 : nil }
+        var description: String { String(format: "PID %d %@", pid, codec?.displayName ?? String(format: "type 0x%02X", type)) }
+    }
+
+    /// The elementary streams of a PMT section (without its CRC).
+    static func elementaryStreams(_ sec: ArraySlice<UInt8>) -> [ElementaryStream] {
         let infoLength = Int(sec[sec.startIndex + 10] & 0x0F) << 8 | Int(sec[sec.startIndex + 11])
         var i = sec.startIndex + 12 + infoLength
-        var others: [String] = []
+        var streams: [ElementaryStream] = []
         while i + 5 <= sec.endIndex {
-            let type = sec[i]
-            let pid = Int(sec[i + 1] & 0x1F) << 8 | Int(sec[i + 2])
             let esInfo = Int(sec[i + 3] & 0x0F) << 8 | Int(sec[i + 4])
+            streams.append(ElementaryStream(pid: Int(sec[i + 1] & 0x1F) << 8 | Int(sec[i + 2]), type: sec[i]))
             i += 5 + esInfo
-            let video: VideoCodec? = type == 0x1B ? .h264 : type == 0x24 ? .h265 : nil
-            if let video, (wantPID == nil && (videoPID == nil || videoPID == pid)) || wantPID == pid {
-                if videoPID != pid { lastCC[pid] = nil }
-                videoPID = pid
-                codec = video
-            } else {
-                others.append(String(format: "PID %d type 0x%02X", pid, type))
-            }
         }
-        if !saidStreams, let v = videoPID, let codec {
-            saidStreams = true
-            emit(.note("MPEG-TS: \(codec.displayName) on PID \(v)" + (others.isEmpty ? "" : "; also \(others.joined(separator: ", ")) (not played)")))
-        }
+        return streams
     }
 
     // MARK: - PES

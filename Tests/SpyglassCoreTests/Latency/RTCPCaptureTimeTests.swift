@@ -81,19 +81,20 @@ import Glibc
         return pairs
     }
 
-    /// GStreamer's RTSP server over TCP: its sender reports come on interleaved channel 1, and
+    /// GStreamer's RTSP server over TCP and UDP: its sender reports come on interleaved channel 1
+    /// or the RTCP port, and
     /// the pictures after the first one carry `rtcp` capture times that the capture clock
     /// accepts as on our clock (same machine).
-    @Test(.enabled(if: RTSPTests.available, "gst-rtsp-server is not installed: run tools/setup"))
-    func anRTSPServersSenderReportsOverTCPGiveCaptureTimes() throws {
+    @Test(.enabled(if: RTSPTests.available, "gst-rtsp-server is not installed: run tools/setup"), arguments: [RTSPTransport.tcp, .udp])
+    func anRTSPServersSenderReportsGiveCaptureTimes(transport: RTSPTransport) throws {
         let ref = RTSPTests.refPath()
         let port = try Sender.freeTCPPort()
         let server = try Fixtures.start("/usr/bin/python3", [Fixtures.root.appendingPathComponent("tools/rtsp-server").path,
                                                              "--port", String(port), "--frames", "240", "--ref", ref])
         defer { server.process.terminate() }
         try #require(Wait.until { Fixtures.tcpPortIsListening(port) }, "the RTSP server listens within 10 s")
-        let r = try RTSPTests.play("rtsp://127.0.0.1:\(port)/test", transport: .tcp)
-        #expect(r.summary.senderReports >= 1, "sender reports came on channel 1")
+        let r = try RTSPTests.play("rtsp://127.0.0.1:\(port)/test", transport: transport)
+        #expect(r.summary.senderReports >= 1, "sender reports came (TCP: on channel 1; UDP: on the RTCP port)")
         #expect(r.hashes == (try Fixtures.ffmpegFrameMD5(ref)), "RTCP on channel 1 does not disturb the pictures")
         let timed = r.timings.filter { $0.captureSource == .rtcp }
         #expect(timed.count > 0, "pictures after the first sender report have an RTCP capture time")

@@ -74,6 +74,8 @@ public struct AutoDepacketizer: Depacketizer {
             inner = format.make(options, datagrams, idleFlushMicros)
             if format.name == "rtp" {
                 emit(.note("RTP\(options.transport == .auto ? " (detected: version 2, dynamic payload type)" : "")"))
+            } else if format.name == "rtp-mpegts" {
+                emit(.note("MPEG-TS in RTP (detected: payload type 33, RFC 2250)"))
             } else if format.name == "mpeg-ts" {
                 emit(.note("MPEG-TS (detected: sync byte 0x47 every 188 bytes)"))
             }
@@ -92,8 +94,10 @@ public struct AutoDepacketizer: Depacketizer {
     }
 
     /// True when a datagram fits the framing named (RTP: version 2 with a dynamic payload type;
-    /// Annex B: anything that is neither RTP nor MPEG-TS).
+    /// RTP/MP2T: version 2 with payload type 33; Annex B: anything that is none of these).
     static func fits(_ chunk: UnsafeRawBufferPointer, _ framing: String) -> Bool {
+        let rtpTS = chunk.count >= 12 && chunk[0] >> 6 == 2 && chunk[1] & 0x7F == RTPMPEGTSDepacketizer.payloadType
+        if framing == "rtp-mpegts" || rtpTS { return framing == "rtp-mpegts" && rtpTS }
         if looksLikeMPEGTS(chunk) { return framing == "mpeg-ts" }
         if framing == "mpeg-ts" { return false }
         if RTCPPacket.looksLikeRTCP(chunk) { return framing == "rtp" }

@@ -129,7 +129,7 @@ public struct FeedSummary: Codable, Sendable {
         codec = m.codec
         format = m.format
         parameterSetChanges = m.parameterSetChanges
-        rtp = m.transport == "rtp"
+        rtp = m.transport?.hasPrefix("rtp") == true
         captureClock = m.clockStatus
         captureSource = m.captureSource
         repairs = m[.repairs]; repairsFailed = m[.repairsFailed]

@@ -129,6 +129,7 @@ final class ProbeState: Sendable {
         o.accessUnit = { [self] au, store in state.withLock { $0.probe.observe(au, store: store) } }
         o.datagram = { [self] n in state.withLock { if $0.sizes.count < 1_000_000 { $0.sizes.append(n) } } }
         o.end = { [self] store in state.withLock { $0.parameterSets = store } }
+        o.metadata = { [self] m in state.withLock { $0.probe.observe(metadata: m) } }
         return o
     }
 }

@@ -40,6 +40,8 @@ public struct AccessUnitStage {
     private let maxPictureHeight: Int
     private var detector = CodecDetector()
     private var held: [NALUnit] = []
+    /// A transport capture time that came while the codec was unknown (for the held units).
+    private var heldCapture: (wallMicros: UInt64, source: CaptureSource)?
     private var assembler: AccessUnitAssembler?
     private var reportedChanges = 0
     private var retired: [Metric: Int] = [:]
@@ -104,7 +106,8 @@ public struct AccessUnitStage {
     ///   - wallMicros: µs since the Unix epoch.
     ///   - source: `rtcp` or `klv`.
     public mutating func noteCaptureTime(wallMicros: UInt64, source: CaptureSource) {
-        assembler?.noteCaptureTime(wallMicros: wallMicros, source: source)
+        guard assembler != nil else { heldCapture = (wallMicros, source); return }
+        assembler!.noteCaptureTime(wallMicros: wallMicros, source: source)
     }
 
     /// Bytes were lost inside the access unit in progress.
@@ -150,6 +153,8 @@ public struct AccessUnitStage {
                                       maxPictureWidth: maxPictureWidth, maxPictureHeight: maxPictureHeight)
         // Parameter sets from an SDP come first, as if in-band (only those of this codec).
         for ps in sdp?.parameterSets(for: codec) ?? [] { _ = asm.push(NALUnit(bytes: ps)) }
+        if let c = heldCapture { asm.noteCaptureTime(wallMicros: c.wallMicros, source: c.source) }
+        heldCapture = nil
         assembler = asm
         reportedChanges = 0
         emit(.codecChosen(codec, detected: detected))

@@ -12,6 +12,9 @@
 ///   filled with adaptation-field stuffing (muxers stuff only a PES's last packet; a sender that
 ///   shows otherwise loses this rule), the next PES start (`payload_unit_start_indicator`), an
 ///   idle input (live), the end of input.
+/// - KLV metadata (``MetadataPES``): each MISB ST 0601 local set is passed on
+///   (``DepacketizerEvent/metadata(_:)``), and its Precision Time Stamp (tag 2) is the capture
+///   time of the access unit with the same PTS (or, without a PTS, of the one in progress or next).
 /// - `continuity_counter` gaps on the video PID (§2.4.3.3) mark the access unit damaged and are
 ///   counted as TS loss; a repeated counter (a duplicate packet) is dropped.
 public struct MPEGTSDepacketizer: Depacketizer {
@@ -23,6 +26,14 @@ public struct MPEGTSDepacketizer: Depacketizer {
     private var candidatePMTs: [Int] = []
     private var streamsSeen: [String] = []
     private var refused = false
+    /// The KLV metadata PID and its PES reassembly, when the PMT lists one.
+    private var klvPID: Int?
+    private var klv: MetadataPES?
+    /// KLV time stamps waiting for the video PES of their PTS (at most ``maxPendingKLV``).
+    private var pendingKLV: [(pts: UInt64, micros: UInt64)] = []
+    static let maxPendingKLV = 16
+    /// PTS of the video PES in progress.
+    private var videoPTS: UInt64?
     private var videoPID: Int?
     private let wantProgram: Int?
     private let wantPID: Int?
@@ -90,6 +101,8 @@ public struct MPEGTSDepacketizer: Depacketizer {
         c[.zeroLengthNALUnits, default: 0] += k.zeroLengthUnits
         c[.oversizeNALUnits, default: 0] += k.oversizeUnits
         c[.junkBytes, default: 0] += k.junkBytes
+        c[.klvLocalSets, default: 0] += klv?.localSets ?? 0
+        c[.malformedKLV, default: 0] += klv?.malformed ?? 0
         return c
     }
 
@@ -124,6 +137,8 @@ public struct MPEGTSDepacketizer: Depacketizer {
         switch pid {
         case 0: if pusi { readPAT(payload, emit: emit) }
         case pmtPID: if pusi { readPMT(payload, pmtPID: pid, emit: emit) }
+        case klvPID:
+            for item in klv?.push(payload, start: pusi) ?? [] { metadataArrived(item, emit: emit) }
         case videoPID:
             pes(payload, start: pusi, arrivalMicros: arrivalMicros, emit: emit)
             // A muxer fills the last packet of an unbounded PES with stuffing: the PES ends here.
@@ -192,6 +207,10 @@ public struct MPEGTSDepacketizer: Depacketizer {
         pmtPID = pid
         videoPID = chosen.pid
         codec = video
+        if let k = streams.first(where: \.isKLV), klvPID != k.pid {
+            klvPID = k.pid
+            klv = MetadataPES(synchronous: k.type == 0x15)
+        }
         if !saidStreams {
             saidStreams = true
             let others = streams.filter { $0.pid != chosen.pid }.map(\.description)
@@ -214,8 +233,19 @@ public struct MPEGTSDepacketizer: Depacketizer {
     struct ElementaryStream: CustomStringConvertible {
         var pid: Int
         var type: UInt8
+        /// KLV metadata: stream_type 0x06 or 0x15 with `KLVA` in a registration (0x05) or
+        /// metadata (0x26) descriptor (MISB ST 1402).
+        var isKLV = false
         var codec: VideoCodec? { type == 0x1B ? .h264 : type == 0x24 ? .h265 : nil }
-        var description: String { String(format: "PID %d %@", pid, codec?.displayName ?? String(format: "type 0x%02X", type)) }
+        var description: String {
+            String(format: "PID %d %@", pid, codec?.displayName ?? (isKLV ? "KLV" : String(format: "type 0x%02X", type)))
+        }
+    }
+
+    /// True when descriptors carry the `KLVA` format identifier (SMPTE RA registration).
+    static func mentionsKLVA(_ d: ArraySlice<UInt8>) -> Bool {
+        let k = Array("KLVA".utf8)
+        return d.count >= 4 && (d.startIndex...(d.endIndex - 4)).contains { d[$0..<($0 + 4)].elementsEqual(k) }
     }
 
     /// The elementary streams of a PMT section (without its CRC).
@@ -225,7 +255,9 @@ public struct MPEGTSDepacketizer: Depacketizer {
         var streams: [ElementaryStream] = []
         while i + 5 <= sec.endIndex {
             let esInfo = Int(sec[i + 3] & 0x0F) << 8 | Int(sec[i + 4])
-            streams.append(ElementaryStream(pid: Int(sec[i + 1] & 0x1F) << 8 | Int(sec[i + 2]), type: sec[i]))
+            let descriptors = sec[min(sec.endIndex, i + 5)..<min(sec.endIndex, i + 5 + esInfo)]
+            let klv = (sec[i] == 0x06 || sec[i] == 0x15) && Self.mentionsKLVA(descriptors)
+            streams.append(ElementaryStream(pid: Int(sec[i + 1] & 0x1F) << 8 | Int(sec[i + 2]), type: sec[i], isKLV: klv))
             i += 5 + esInfo
         }
         return streams
@@ -233,22 +265,39 @@ public struct MPEGTSDepacketizer: Depacketizer {
 
     // MARK: - PES
 
+    /// A KLV local set: passed on; its time stamp goes to the access unit of its PTS.
+    private mutating func metadataArrived(_ item: (pts: UInt64?, metadata: PlatformMetadata), emit: (DepacketizerEvent) -> Void) {
+        emit(.metadata(item.metadata))
+        guard let micros = item.metadata.precisionTimeMicros else { return }
+        if let p = item.pts, !(inPES && videoPTS == p) {
+            pendingKLV.append((p, micros))
+            if pendingKLV.count > Self.maxPendingKLV { pendingKLV.removeFirst() }
+            return
+        }
+        emit(.captureTime(wallMicros: micros, source: .klv))
+    }
+
+    /// A video PES with `pts` began: a KLV time stamp waiting for it is its capture time.
+    private mutating func videoPESStarted(pts: UInt64?, emit: (DepacketizerEvent) -> Void) {
+        videoPTS = pts
+        guard let pts, let k = pendingKLV.firstIndex(where: { $0.pts == pts }) else { return }
+        emit(.captureTime(wallMicros: pendingKLV[k].micros, source: .klv))
+        pendingKLV.removeSubrange(...k)
+    }
+
     private mutating func pes(_ payload: ArraySlice<UInt8>, start: Bool, arrivalMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
         var data = payload
         if start {
             if inPES { endPES(.nextAccessUnit, atMicros: arrivalMicros, emit: emit) }
             // PES header (§2.4.3.6): 00 00 01, stream_id, PES_packet_length, flags, header length.
-            guard data.count >= 9, data[data.startIndex] == 0, data[data.startIndex + 1] == 0, data[data.startIndex + 2] == 1 else {
+            guard let header = PESHeader(data) else {
                 counters[.tsPacketsDropped, default: 0] += 1
                 return
             }
-            let s = data.startIndex
-            let length = Int(data[s + 4]) << 8 | Int(data[s + 5])
-            let headerLength = Int(data[s + 8])
-            guard s + 9 + headerLength <= data.endIndex else { counters[.tsPacketsDropped, default: 0] += 1; return }
-            pesBytesLeft = length > 0 ? length - 3 - headerLength : nil
-            data = data[(s + 9 + headerLength)...]
+            pesBytesLeft = header.payloadLength
+            data = data[header.payloadStart...]
             inPES = true
+            videoPESStarted(pts: header.pts, emit: emit)
         }
         guard inPES else {
             if lastEndedByStuffing && trustsStuffing {

@@ -11,6 +11,9 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     case idleFlushes = "idle_flushes", cutNALUnits = "cut_nal_units"
     // MPEG-TS depacketizer.
     case tsPackets = "ts_packets", tsContinuityErrors = "ts_continuity_errors", tsPacketsDropped = "ts_packets_dropped"
+    /// KLV metadata (SMPTE ST 336) local sets read, and KLV PES payloads dropped as malformed
+    /// (bad BER length, bad checksum, too large).
+    case klvLocalSets = "klv_local_sets", malformedKLV = "malformed_klv"
     // RTP depacketizer.
     case rtpPackets = "rtp_packets", notRTP = "not_rtp", packetsLost = "packets_lost"
     case packetsReordered = "packets_reordered", packetsDuplicated = "packets_duplicated"

@@ -148,6 +148,7 @@ final class FeedLoop {
             routeStage()
         case .metadata(let m):
             observers.metadata?(m)
+            if let text = m.positionText { metrics.setPlatform(text) }
         case .captureTime(let wallMicros, let source):
             stage.noteCaptureTime(wallMicros: wallMicros, source: source)
         case .damage:

@@ -112,6 +112,8 @@ public struct FeedSummary: Codable, Sendable {
     /// Where the last picture's capture time came from: `sei`, `rtcp`, `klv` (with `-relative`
     /// in relative mode), `clock-offset`, or `none`.
     public var captureSource: String?
+    /// The platform's position and heading from the newest KLV local set, when the stream has one.
+    public var platform: String?
     /// Length of the run, s.
     public var durationSeconds = 0.0
 
@@ -132,6 +134,7 @@ public struct FeedSummary: Codable, Sendable {
         rtp = m.transport?.hasPrefix("rtp") == true
         captureClock = m.clockStatus
         captureSource = m.captureSource
+        platform = m.platform
         repairs = m[.repairs]; repairsFailed = m[.repairsFailed]
         tsPackets = m[.tsPackets]; tsContinuityErrors = m[.tsContinuityErrors]; tsPacketsDropped = m[.tsPacketsDropped]
         datagrams = m[.datagrams]; bytes = m[.bytes]; emptyDatagrams = m[.emptyDatagrams]

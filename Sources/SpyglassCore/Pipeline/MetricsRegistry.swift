@@ -25,6 +25,8 @@ public final class MetricsRegistry: Sendable {
         public var clockStatus: String?
         /// Where the newest picture's capture time came from (`sei`, `rtcp`, `klv`, `none`…).
         public var captureSource: String?
+        /// The platform's position and heading from the newest KLV local set (MISB ST 0601).
+        public var platform: String?
         /// When the newest picture was shown, monotonic µs (nil before the first).
         public var lastShownMicros: UInt64?
         public var parameterSetChanges: [String] = []
@@ -42,6 +44,7 @@ public final class MetricsRegistry: Sendable {
         var transport: String?
         var clockStatus: String?
         var captureSource: String?
+        var platform: String?
         var lastShownMicros: UInt64?
         var changes: [String] = []
     }
@@ -97,6 +100,11 @@ public final class MetricsRegistry: Sendable {
         state.withLock { $0.captureSource = source }
     }
 
+    /// Says where the platform is, from the newest KLV local set ("47.397700, 8.545600, 500 m, heading 90.0°").
+    public func setPlatform(_ text: String) {
+        state.withLock { $0.platform = text }
+    }
+
     /// Sets the ingest format in use ("rtp", "annex-b").
     public func setTransport(_ name: String) {
         state.withLock { $0.transport = name }
@@ -135,6 +143,7 @@ public final class MetricsRegistry: Sendable {
             out.transport = s.transport
             out.clockStatus = s.clockStatus
             out.captureSource = s.captureSource
+            out.platform = s.platform
             out.lastShownMicros = s.lastShownMicros
             out.parameterSetChanges = s.changes
             return out

@@ -68,7 +68,7 @@ import Glibc
         return (path, stamps)
     }
 
-    @Test func thePrecisionTimeStampIsTheCaptureTime() throws {
+    @MainActor @Test func thePrecisionTimeStampIsTheCaptureTime() throws {
         let (ts, stamps) = try Self.klvTransportStream()
         let (rc, out, err) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", ts])
         #expect(rc == 0 && Set(out.split(separator: "\n")) == ["h264", "klv"], "ffprobe: \(out) \(err)")
@@ -79,6 +79,7 @@ import Glibc
             #expect(t.captureSource == .klv && t.captureWallMicros == stamps[au], "access unit \(au)")
         }
         #expect(r.summary.tsContinuityErrors == 0)
+        #expect(FeedWindow.statsLines(r.summary).contains("platform (KLV): 47.397700, 8.545600, 500 m, heading 90.0°"), "the overlay")
     }
 
     @Test func probeShowsThePlatformPosition() throws {

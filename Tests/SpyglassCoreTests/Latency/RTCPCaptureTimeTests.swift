@@ -81,8 +81,9 @@ import Glibc
         return pairs
     }
 
-    /// GStreamer's RTSP server over TCP and UDP: its sender reports come on interleaved channel 1
-    /// or the RTCP port, and
+    /// GStreamer's RTSP server over TCP and UDP: our receiver reports reach its RTP session (the
+    /// server logs each, `--log-rtcp`), its sender reports come on interleaved channel 1 or the
+    /// RTCP port, and
     /// the pictures after the first one carry `rtcp` capture times that the capture clock
     /// accepts as on our clock (same machine).
     @Test(.enabled(if: RTSPTests.available, "gst-rtsp-server is not installed: run tools/setup"), arguments: [RTSPTransport.tcp, .udp])
@@ -90,11 +91,13 @@ import Glibc
         let ref = RTSPTests.refPath()
         let port = try Sender.freeTCPPort()
         let server = try Fixtures.start("/usr/bin/python3", [Fixtures.root.appendingPathComponent("tools/rtsp-server").path,
-                                                             "--port", String(port), "--frames", "240", "--ref", ref])
+                                                             "--port", String(port), "--frames", "240", "--ref", ref, "--log-rtcp"])
         defer { server.process.terminate() }
         try #require(Wait.until { Fixtures.tcpPortIsListening(port) }, "the RTSP server listens within 10 s")
         let r = try RTSPTests.play("rtsp://127.0.0.1:\(port)/test", transport: transport)
         #expect(r.summary.senderReports >= 1, "sender reports came (TCP: on channel 1; UDP: on the RTCP port)")
+        let serverLog = (try? String(contentsOfFile: server.errPath, encoding: .utf8)) ?? ""
+        #expect(serverLog.contains("receiver report from SSRC"), "our receiver reports reached the server's RTP session: \(serverLog)")
         #expect(r.hashes == (try Fixtures.ffmpegFrameMD5(ref)), "RTCP on channel 1 does not disturb the pictures")
         let timed = r.timings.filter { $0.captureSource == .rtcp }
         #expect(timed.count > 0, "pictures after the first sender report have an RTCP capture time")

@@ -11,6 +11,7 @@ usage: spyglass play SOURCE [SOURCE …] [options]
        spyglass replay RECORDING [--speed X] [--loop] [--from S] [--to S] [play options]
 
 SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://[USER:PASS@]HOST[:PORT]/PATH | FILE | -
+  MPEG-TS: add ?program=N or ?pid=N (udp://, tcp://, FILE) to choose a program or a video PID.
   Several SOURCEs play as one feed each, on their own threads, headless (--display none)
   for now; `{n}` in --framemd5/--latency-log/--record/--summary becomes the feed's number (1, 2, …).
   --codec auto|h264|h265   codec (default auto: detected from the NAL headers)

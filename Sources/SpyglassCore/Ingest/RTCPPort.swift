@@ -15,23 +15,27 @@ final class RTCPPort {
     private var reporter = ReceiverReporter()
     private var destination: [UInt8]?
     private let destinationGiven: Bool
+    private let allowFrom: [AddressPrefix]
     /// Receiver reports sent so far.
     private(set) var reportsSent = 0
 
     /// - Parameters:
     ///   - fd: a bound UDP socket, owned (closed) by this port from now on.
     ///   - destination: the sender's RTCP address as sockaddr bytes, when known in advance.
-    init(fd: Int32, destination: [UInt8]? = nil) {
+    ///   - allowFrom: senders whose RTCP is taken (`--allow-from`; empty = all); others' is dropped.
+    init(fd: Int32, destination: [UInt8]? = nil, allowFrom: [AddressPrefix] = []) {
         self.fd = fd
         self.destination = destination
         destinationGiven = destination != nil
+        self.allowFrom = allowFrom
     }
 
     deinit { Glibc.close(fd) }
 
     /// Reads one datagram (without waiting) into `buffer`, learning where reports go and the
     /// sender reports' LSR.
-    /// - Returns: the byte count, or nil when nothing was there (or it was empty).
+    /// - Returns: the byte count, or nil when nothing was there (or it was empty, or from a
+    ///   sender `--allow-from` refuses).
     func receive(into buffer: UnsafeMutableRawBufferPointer, arrivalMicros: UInt64) -> Int? {
         var peer = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -41,6 +45,10 @@ final class RTCPPort {
             }
         }
         guard n > 0 else { return nil }
+        if !allowFrom.isEmpty {
+            let address = withUnsafePointer(to: &peer) { AddressPrefix.addressBytes(UnsafeRawPointer($0)) }
+            guard allowFrom.contains(where: { $0.contains(address) }) else { return nil }
+        }
         if !destinationGiven {
             destination = withUnsafeBytes(of: &peer) { Array($0.prefix(Int(length))) }
         }

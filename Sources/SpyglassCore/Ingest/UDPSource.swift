@@ -195,7 +195,7 @@ public final class UDPSource: ByteSource {
             Glibc.close(s)
             return
         }
-        rtcp = RTCPPort(fd: s)
+        rtcp = RTCPPort(fd: s, allowFrom: allowFrom)
     }
 
     /// For a multicast group from which nothing at all has come (not even an empty or refused

@@ -158,11 +158,12 @@ final class RTCPPeer {
     let fd: Int32
     let port: UInt16
 
-    init() throws {
+    /// - Parameter host: the loopback address to send from.
+    init(host: String = "127.0.0.1") throws {
         let s = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_addr.s_addr = inet_addr(host)
         let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         try #require(rc == 0)
         fd = s
@@ -233,5 +234,24 @@ final class RTCPPeer {
         #expect(lsr == RTCPPacket.SenderReport(ssrc: 0, ntpTimestamp: SenderClock.ntp(unixMicros: unix), rtpTimestamp: 0,
                                                packetCount: 0, octetCount: 0).compactNTP, "it echoes our sender report")
         #expect(report[8...11] == [0, 0, 0x51, 0x51], "about the stream's SSRC")
+    }
+
+    /// `--allow-from` applies to RTCP too: a sender report from elsewhere sets no clock.
+    @Test func senderReportsFromARefusedAddressAreDropped() throws {
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(Fixtures.capture("test/h264-aud.h264")))
+        let source = try UDPSource(host: "127.0.0.1", port: 0, allowFrom: [try #require(AddressPrefix("127.0.0.1/32"))])
+        let port = source.boundPort
+        let h = Harness(source: source, options: Harness.liveOptions(frames: 2, idleFlushMicros: 0))
+        h.start()
+        var packetizer = RTPPacketizer(codec: .h264, ssrc: 0x5151)
+        Sender.udp(port: port, datagrams: packetizer.packetize(RTCPTests.units(aus[0]), timestamp90kHz: 0))
+        try #require(Wait.until { Fixtures.udpPortIsBound(port + 1) }, "the RTCP port is bound once RTP comes")
+        let sr = RTCPTests.senderReport(ssrc: 0x5151, ntp: SenderClock.ntp(unixMicros: MonotonicClock.wallMicros()), rtp: 0)
+        try RTCPPeer(host: "127.0.0.2").send(sr, to: port + 1)
+        try RTCPPeer(host: "127.0.0.1").send(sr, to: port + 1)
+        try #require(Wait.until { h.pipeline.metrics.count(.rtcpPackets) >= 1 }, "the allowed report arrives")
+        Sender.udp(port: port, datagrams: packetizer.packetize(RTCPTests.units(aus[1]), timestamp90kHz: 3000))
+        _ = h.finish()
+        #expect(h.pipeline.metrics.count(.rtcpPackets) == 1, "only the allowed sender's report was taken")
     }
 }

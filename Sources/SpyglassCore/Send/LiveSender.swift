@@ -123,7 +123,7 @@ public final class LiveSender: @unchecked Sendable {
 
     private func transmit(_ annexB: [UInt8], codec: VideoCodec, captureMicros: UInt64) {
         if mpegts {
-            if muxer == nil { muxer = MPEGTSMuxer(codec: codec, klv: klv != nil) }
+            if muxer == nil { muxer = MPEGTSMuxer(codec: codec, klv: klv != nil ? .asynchronous : .none) }
             var scanner = AnnexBScanner()
             var key = false
             scanner.push(annexB, arrivalMicros: 0) { key = key || NALUnitHeader(codec: codec, bytes: $0.bytes)?.isRandomAccessPoint == true }

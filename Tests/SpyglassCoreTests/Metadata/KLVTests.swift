@@ -48,12 +48,13 @@ import Glibc
         #expect(big.malformed == 1, "a PES over 64 KiB is dropped and counted, not kept growing")
     }
 
-    /// The capture's access units muxed by our MPEG-TS muxer with a KLV stream (stream_type 0x06,
-    /// KLVA registration, one local set per picture with its PTS): ffprobe sees a KLV stream; we
-    /// play every picture bit-exact, each with its KLV time stamp as the capture time.
-    static func klvTransportStream() throws -> (path: String, stamps: [UInt64]) {
+    /// The capture's access units muxed by our MPEG-TS muxer with a KLV stream (asynchronous:
+    /// stream_type 0x06 with a KLVA registration; synchronous: 0x15 with a KLVA metadata
+    /// descriptor and AU cells), one local set per picture with its PTS: ffprobe sees a KLV
+    /// stream; we play every picture bit-exact, each with its KLV time stamp as the capture time.
+    static func klvTransportStream(_ carriage: MPEGTSMuxer.KLVCarriage = .asynchronous) throws -> (path: String, stamps: [UInt64]) {
         let aus = Sender.accessUnits(of: try Fixtures.bytes(Fixtures.capture("default-720p30.h264")))
-        var muxer = MPEGTSMuxer(codec: .h264, klv: true)
+        var muxer = MPEGTSMuxer(codec: .h264, klv: carriage)
         var ts: [UInt8] = []
         var stamps: [UInt64] = []
         for (i, au) in aus.enumerated() {
@@ -68,8 +69,9 @@ import Glibc
         return (path, stamps)
     }
 
-    @MainActor @Test func thePrecisionTimeStampIsTheCaptureTime() throws {
-        let (ts, stamps) = try Self.klvTransportStream()
+    @MainActor @Test(arguments: [MPEGTSMuxer.KLVCarriage.asynchronous, .synchronous])
+    func thePrecisionTimeStampIsTheCaptureTime(carriage: MPEGTSMuxer.KLVCarriage) throws {
+        let (ts, stamps) = try Self.klvTransportStream(carriage)
         let (rc, out, err) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", ts])
         #expect(rc == 0 && Set(out.split(separator: "\n")) == ["h264", "klv"], "ffprobe: \(out) \(err)")
         let r = try Harness.decodeFile(ts)

@@ -16,8 +16,6 @@ final class RTCPPort {
     private var destination: [UInt8]?
     private let destinationGiven: Bool
     private let allowFrom: [AddressPrefix]
-    /// Receiver reports sent so far.
-    private(set) var reportsSent = 0
 
     /// - Parameters:
     ///   - fd: a bound UDP socket, owned (closed) by this port from now on.
@@ -71,12 +69,12 @@ final class RTCPPort {
     /// Sends a receiver report when one is due and the destination is known.
     func sendReportIfDue(nowMicros: UInt64) {
         guard let destination, let report = reporter.reportIfDue(nowMicros: nowMicros) else { return }
-        let sent = destination.withUnsafeBytes { d in
+        // A report that cannot go out now (a full buffer, an unreachable port) waits for the next.
+        _ = destination.withUnsafeBytes { d in
             report.withUnsafeBytes {
                 sendto(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT),
                        d.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(d.count))
             }
         }
-        if sent > 0 { reportsSent += 1 }
     }
 }

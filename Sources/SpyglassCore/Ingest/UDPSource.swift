@@ -31,8 +31,6 @@ public final class UDPSource: ByteSource {
     private var rtcp: RTCPPort?
     private var rtcpTried = false
     private let bindHost: String?
-    /// Receiver reports sent to the sender (RFC 3550 §6.4.2).
-    public var receiverReportsSent: Int { rtcp?.reportsSent ?? 0 }
 
     /// Joins a multicast group (IP_ADD_MEMBERSHIP / IPV6_JOIN_GROUP).
     private static func join(_ fd: Int32, group: AddressPrefix, interface: String?, label: String) throws {
@@ -125,13 +123,12 @@ public final class UDPSource: ByteSource {
     /// - Throws: ``SourceError/read(_:)`` ("…: recv failed: …") on any other receive error.
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {
         guard fd >= 0 else { return .end }
-        let ready = rtcp.map { Int(spy_wait_readable2(fd, $0.fd, timeoutMicros)) } ?? (waitReadable(fd, timeoutMicros: timeoutMicros) ? 1 : 0)
-        if ready > 0 && ready & 2 != 0, let rtcp,
-           let n = rtcp.receive(into: buffer, arrivalMicros: MonotonicClock.nowMicros()) {
+        let ready = waitReadable(timeoutMicros)
+        if ready.rtcp, let rtcp, let n = rtcp.receive(into: buffer, arrivalMicros: MonotonicClock.nowMicros()) {
             // RTCP goes on in band: the RTP depacketizer tells it apart (RFC 5761 §4).
             return .data(count: n, arrivalMicros: MonotonicClock.nowMicros(), truncated: false)
         }
-        if ready <= 0 || ready & 1 == 0 {
+        guard ready.rtp else {
             rtcp?.sendReportIfDue(nowMicros: MonotonicClock.nowMicros())
             return .timeout
         }
@@ -167,6 +164,13 @@ public final class UDPSource: ByteSource {
         if truncated { counters.truncatedDatagrams += 1 }
         observeRTP(UnsafeRawBufferPointer(rebasing: buffer[..<count]), arrivalMicros: now)
         return .data(count: count, arrivalMicros: now, truncated: truncated)
+    }
+
+    /// Waits for the RTP socket (and the RTCP one, once bound) to become readable.
+    private func waitReadable(_ timeoutMicros: Int) -> (rtp: Bool, rtcp: Bool) {
+        guard let rtcp else { return (SpyglassCore.waitReadable(fd, timeoutMicros: timeoutMicros), false) }
+        let mask = spy_wait_readable2(fd, rtcp.fd, timeoutMicros)
+        return mask > 0 ? (mask & 1 != 0, mask & 2 != 0) : (false, false)
     }
 
     /// Binds the RTCP port when the first RTP packet comes, then keeps the reception statistics

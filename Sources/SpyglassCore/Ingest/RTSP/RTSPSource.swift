@@ -40,8 +40,6 @@ public final class RTSPSource: ByteSource {
     private var backoffMicros: UInt64 = 500_000
     /// RTCP packets received from the server (either transport).
     public private(set) var rtcpPackets = 0
-    /// Receiver reports sent to the server (RFC 3550 §6.4.2).
-    public private(set) var receiverReportsSent = 0
 
     /// Connects and starts playing.
     /// - Parameters:
@@ -244,7 +242,7 @@ public final class RTSPSource: ByteSource {
     private func sendInterleavedReport(_ c: RTSPControl) {
         guard let report = interleavedReporter.reportIfDue(nowMicros: MonotonicClock.nowMicros()) else { return }
         let frame: [UInt8] = [0x24, 1, UInt8(report.count >> 8), UInt8(report.count & 0xFF)] + report
-        if writeAll(c.fd, frame, sendFlags: Int32(MSG_NOSIGNAL)) == frame.count { receiverReportsSent += 1 }
+        writeAll(c.fd, frame, sendFlags: Int32(MSG_NOSIGNAL))
     }
 
     private func readUDP(_ c: RTSPControl, _ buffer: UnsafeMutableRawBufferPointer, _ timeoutMicros: Int) throws -> SourceEvent {
@@ -253,7 +251,6 @@ public final class RTSPSource: ByteSource {
                    pollfd(fd: rtcp.fd, events: Int16(POLLIN), revents: 0)]
         let rc = poll(&fds, nfds_t(fds.count), Int32(max(0, timeoutMicros / 1000)))
         rtcp.sendReportIfDue(nowMicros: MonotonicClock.nowMicros())
-        receiverReportsSent = rtcp.reportsSent
         if rc <= 0 { return noUDPYet() }
         if fds[1].revents != 0 {
             guard c.fill() else { throw SourceError.read("the RTSP server closed the connection") }

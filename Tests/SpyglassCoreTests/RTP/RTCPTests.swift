@@ -96,6 +96,20 @@ import Glibc
         #expect(next == nil, "the next one in 2 s")
     }
 
+    /// The clock-offset rules apply to RTCP and KLV times as to SEI stamps, and say the origin.
+    @Test func theClockRulesApplyToEveryOrigin() {
+        let now: UInt64 = 1_764_600_000_000_000
+        for origin in [CaptureSource.rtcp, .klv] {
+            var absolute = CaptureClock()
+            #expect(absolute.judge(captureWallMicros: now - 5_000, arrivalWallMicros: now, origin: origin).source == origin)
+            var late = CaptureClock()
+            #expect(late.judge(captureWallMicros: now + 50_000, arrivalWallMicros: now, origin: origin).source == .clockOffset)
+            var relative = CaptureClock(mode: .relative)
+            #expect(relative.judge(captureWallMicros: now + 3_000_000, arrivalWallMicros: now, origin: origin).source == origin.relative)
+        }
+        #expect(CaptureSource.rtcp.relative.rawValue == "rtcp-relative" && CaptureSource.klv.relative.rawValue == "klv-relative")
+    }
+
     /// A sender report that comes before the first RTP packet (before the framing is decided)
     /// is kept and given to the RTP depacketizer: the first picture already has its time.
     @Test func aSenderReportBeforeTheFirstRTPPacketIsKept() throws {

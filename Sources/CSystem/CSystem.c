@@ -10,6 +10,14 @@ int spy_wait_readable(int fd, long micros) {
     return ppoll(&p, 1, &ts, 0);
 }
 
+int spy_wait_readable2(int fd1, int fd2, long micros) {
+    struct pollfd p[2] = { { fd1, POLLIN, 0 }, { fd2, POLLIN, 0 } };
+    struct timespec ts = { micros / 1000000, (micros % 1000000) * 1000 };
+    int rc = ppoll(p, 2, &ts, 0);
+    if (rc <= 0) return rc;
+    return (p[0].revents ? 1 : 0) | (p[1].revents ? 2 : 0);
+}
+
 int spy_accept_cloexec(int fd, void *addr, unsigned int *len) {
     return accept4(fd, (struct sockaddr *)addr, (socklen_t *)len, SOCK_CLOEXEC);
 }

@@ -133,8 +133,8 @@ a plot (tools/plot-latency).
     if let g = recorder.percentiles("glass-to-glass") {
         let ok = g.p99 <= target
         let relative = options.captureClock == .relative ? " (relative: measured from the fastest frame, clocks not synchronized)" : ""
-        print(String(format: "verdict: %@ glass-to-glass p99 %.1f ms %@ %.0f ms target (p50 %.1f ms)%@",
-                     ok ? "PASS" : "FAIL", g.p99, ok ? "≤" : ">", target, g.p50, relative))
+        print(String(format: "verdict: %@ glass-to-glass p99 %.1f ms %@ %.0f ms target (p50 %.1f ms)%@; capture times from %@",
+                     ok ? "PASS" : "FAIL", g.p99, ok ? "≤" : ">", target, g.p50, relative, s?.captureSource ?? "none"))
         verdict = ok ? 0 : 3
     } else if let clock = s?.captureClock {
         print("verdict: clock offset: \(clock) (synchronize the clocks, or --clock-offset-ms N, or --clock-offset relative)")

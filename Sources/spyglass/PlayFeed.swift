@@ -73,6 +73,7 @@ final class PlayFeed {
         if !taps.isEmpty { chain = FrameTee(taps: taps, next: chain) }
         if let recording { chain = ReplayTimeline(recording: recording, next: chain) }
         var receiver = options.receiver
+        receiver.mpegtsSelection = url.mpegtsSelection ?? MPEGTSSelection()
         // An RTSP camera's SDP (payload type, codec, sprop parameter sets), unless --sdp overrides it.
         if receiver.sdp == nil, let rtsp = source as? RTSPSource { receiver.sdp = rtsp.sessionDescription }
         pipeline = Pipeline(id: n, source: source, options: receiver, metrics: metrics, sink: chain, observers: observers)

@@ -269,7 +269,7 @@ enum OutputPaths {
             }
             if urls.filter({ $0 == .stdin }).count > 1 { throw SourceError.open("stdin (-) can be the source of one feed only") }
         }
-        let inputs = Set(urls.compactMap { url -> String? in if case .file(let p) = url { return canonical(p) }; return nil })
+        let inputs = Set(urls.compactMap { url -> String? in if case .file(let p) = url.transport { return canonical(p) }; return nil })
         var written: [String: String] = [:]
         for n in 1...max(1, feeds) {
             for (flag, path) in outputs {

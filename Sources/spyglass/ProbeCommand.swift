@@ -61,6 +61,7 @@ func runProbe(_ argv: [String]) throws -> Int32 {
     let source: ByteSource
     do {
         url = try SourceURL(parsing: args.sourceText)
+        args.options.mpegtsSelection = url.mpegtsSelection ?? MPEGTSSelection()
         if case .file(let path) = url, isPacketCapture(path) {
             source = try PcapSource(path: path, port: args.port, host: args.host, speed: 0)
         } else {
@@ -137,6 +138,7 @@ final class ProbeState: Sendable {
         o.accessUnit = { [self] au, store in state.withLock { $0.probe.observe(au, store: store) } }
         o.datagram = { [self] n in state.withLock { if $0.sizes.count < 1_000_000 { $0.sizes.append(n) } } }
         o.end = { [self] store in state.withLock { $0.parameterSets = store } }
+        o.metadata = { [self] m in state.withLock { $0.probe.observe(metadata: m) } }
         return o
     }
 }

@@ -21,6 +21,8 @@ precision time stamp SEI with its capture instant; a file keeps its own SEI (--s
   --loop                repeat a file
   --stamp               add our time stamp SEI to a file's access units
   --mpegts              wrap in MPEG-TS (ISO/IEC 13818-1; 7 x 188 bytes a UDP datagram), as broadcast and drone encoders do
+  --klv LAT,LON,ALT,HDG with --mpegts: a MISB ST 0601 KLV local set with each access unit (STANAG 4609):
+                        sensor position (degrees, metres), platform heading, capture time as tag 2
   --clock-offset-ms N   stamp as if this machine's clock ran N ms ahead (negative: behind), as an
                         unsynchronized drone would
   --mtu N               largest UDP datagram payload (default 1400)
@@ -84,6 +86,7 @@ func runSend(_ argv: [String]) throws -> Int32 {
     var positional: [String] = []
     var duration: Double?
     var loop = false, stamp = false, rtp = false, mpegts = false
+    var klv: PlatformMetadata?
     var clockOffsetMicros: Int64 = 0
     var mtu = 1400
     var fileFPS: Double?
@@ -101,6 +104,7 @@ func runSend(_ argv: [String]) throws -> Int32 {
         case "--clock-offset-ms": clockOffsetMicros = Int64(try a.number(arg, -86_400_000...86_400_000) * 1000)
         case "--rtp": rtp = true
         case "--mpegts": mpegts = true
+        case "--klv": klv = try klvPosition(a.value(arg))
         case "--mtu": mtu = try a.integer(arg, 64...65_507)
         case "-h", "--help": print(sendUsage); return 0
         default:
@@ -124,6 +128,8 @@ func runSend(_ argv: [String]) throws -> Int32 {
     live.clockOffsetMicros = clockOffsetMicros
     live.rtp = rtp
     live.mpegts = mpegts
+    live.klv = klv
+    if klv != nil && !mpegts { Log.error("--klv needs --mpegts"); return 1 }
     if rtp && !sender.isDatagram { Log.error("--rtp needs a udp:// destination"); return 1 }
     live.durationSeconds = duration
     VideoDecoder.setLibraryLogging(verbose: false)   // no libx264 statistics block on exit
@@ -141,4 +147,14 @@ func runSend(_ argv: [String]) throws -> Int32 {
         ? String(format: "; encode mean %.2f ms per frame", live.encodeMillisMean) : ""
     Log.info("sent \(live.accessUnitsSent) access units, \(sender.datagramsSent) \(sender.isDatagram ? "datagrams" : "writes"), \(sender.bytesSent) bytes\(encode)")
     return 0
+}
+
+/// `--klv LAT,LON,ALT,HDG`: the position a KLV local set reports.
+/// - Throws: ``CLIError/usage(_:)`` for anything but four numbers in range.
+func klvPosition(_ text: String) throws -> PlatformMetadata {
+    let v = text.split(separator: ",").compactMap { Double($0) }
+    guard v.count == 4, abs(v[0]) <= 90, abs(v[1]) <= 180, (-900...19_000).contains(v[2]), (0...360).contains(v[3]) else {
+        throw CLIError.usage("--klv wants LAT,LON,ALT_M,HEADING (e.g. 47.3977,8.5456,500,90)")
+    }
+    return PlatformMetadata(headingDegrees: v[3], latitudeDegrees: v[0], longitudeDegrees: v[1], altitudeMeters: v[2])
 }

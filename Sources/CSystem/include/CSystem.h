@@ -7,6 +7,10 @@
    Returns >0 when readable or hung up, 0 on timeout, <0 on error or EINTR. */
 int spy_wait_readable(int fd, long micros);
 
+/* Waits up to `micros` µs for `fd1` or `fd2` (ppoll). Returns a mask (1: fd1 readable or hung up,
+   2: fd2), 0 on timeout, <0 on error or EINTR. */
+int spy_wait_readable2(int fd1, int fd2, long micros);
+
 /* accept4(fd, addr, len, SOCK_CLOEXEC). `addr` is a struct sockaddr *, `len` a socklen_t *. */
 int spy_accept_cloexec(int fd, void *addr, unsigned int *len);
 #endif

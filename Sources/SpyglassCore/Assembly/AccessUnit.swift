@@ -44,8 +44,11 @@ public struct AccessUnit: Sendable {
     public var lastByteMicros: UInt64
     /// Monotonic time the assembler knew the unit was complete, µs.
     public var completeMicros: UInt64
-    /// Capture instant from an ST 0604 precision time stamp SEI, µs since the Unix epoch (wall clock).
+    /// Capture instant, µs since the Unix epoch (the sender's wall clock): from an ST 0604
+    /// precision time stamp SEI, else from the transport (RTCP, KLV); nil when nothing said.
     public var captureWallMicros: UInt64? = nil
+    /// Where ``captureWallMicros`` came from: `sei` (which wins), `rtcp` or `klv`.
+    public var captureSource: CaptureSource = .sei
     /// VCL NAL units (slices or slice segments) in the picture.
     public var sliceCount = 0
     /// From a recovery point SEI in this access unit: H.264 `recovery_frame_cnt` (§D.2.8), 0 for

@@ -60,6 +60,8 @@ public struct AccessUnitAssembler {
     private var lastClosedByFlush = false
     private var firstByteMicros: UInt64 = 0
     private var captureWallMicros: UInt64?
+    /// The capture time the transport gave the access unit in progress (RTCP, KLV).
+    private var transportCapture: (wallMicros: UInt64, source: CaptureSource)?
     private var recoveryFrameCount: Int?
     private var allIntra = true
     private var cutDamaged = false
@@ -215,6 +217,14 @@ public struct AccessUnitAssembler {
     /// Index the access unit in progress will get when it completes.
     public var nextIndex: Int { counters.accessUnits }
 
+    /// The transport's capture time for the access unit in progress (an SEI stamp in it wins).
+    /// - Parameters:
+    ///   - wallMicros: µs since the Unix epoch.
+    ///   - source: `rtcp` or `klv`.
+    public mutating func noteCaptureTime(wallMicros: UInt64, source: CaptureSource) {
+        transportCapture = (wallMicros, source)
+    }
+
     /// Drops what is in progress and forgets slice state (after a loss or a sender restart).
     /// Parameter sets are kept.
     public mutating func discardPending() {
@@ -295,7 +305,8 @@ public struct AccessUnitAssembler {
         counters.accessUnits += 1
         damageNext = false
         var out = au
-        out.captureWallMicros = captureWallMicros
+        out.captureWallMicros = captureWallMicros ?? transportCapture?.wallMicros
+        out.captureSource = captureWallMicros == nil ? transportCapture?.source ?? .sei : .sei
         out.sliceCount = pendingSlices
         out.recoveryFrameCount = recoveryFrameCount
         out.isAllIntra = allIntra
@@ -312,6 +323,7 @@ public struct AccessUnitAssembler {
         damaged = false
         oversize = false
         captureWallMicros = nil
+        transportCapture = nil
         recoveryFrameCount = nil
         allIntra = true
         cutDamaged = false

@@ -40,6 +40,8 @@ public struct AccessUnitStage {
     private let maxPictureHeight: Int
     private var detector = CodecDetector()
     private var held: [NALUnit] = []
+    /// A transport capture time that came while the codec was unknown (for the held units).
+    private var heldCapture: (wallMicros: UInt64, source: CaptureSource)?
     private var assembler: AccessUnitAssembler?
     private var reportedChanges = 0
     private var retired: [Metric: Int] = [:]
@@ -99,6 +101,15 @@ public struct AccessUnitStage {
         if let au = assembler!.flush(atMicros: atMicros, reason: rule) { emit(.accessUnit(au, assembler!.parameterSets)) }
     }
 
+    /// The transport's capture time for the access unit in progress (RTCP, KLV); an SEI stamp wins.
+    /// - Parameters:
+    ///   - wallMicros: µs since the Unix epoch.
+    ///   - source: `rtcp` or `klv`.
+    public mutating func noteCaptureTime(wallMicros: UInt64, source: CaptureSource) {
+        guard assembler != nil else { heldCapture = (wallMicros, source); return }
+        assembler!.noteCaptureTime(wallMicros: wallMicros, source: source)
+    }
+
     /// Bytes were lost inside the access unit in progress.
     public mutating func markDamaged() { assembler?.markDamaged() }
 
@@ -142,6 +153,8 @@ public struct AccessUnitStage {
                                       maxPictureWidth: maxPictureWidth, maxPictureHeight: maxPictureHeight)
         // Parameter sets from an SDP come first, as if in-band (only those of this codec).
         for ps in sdp?.parameterSets(for: codec) ?? [] { _ = asm.push(NALUnit(bytes: ps)) }
+        if let c = heldCapture { asm.noteCaptureTime(wallMicros: c.wallMicros, source: c.source) }
+        heldCapture = nil
         assembler = asm
         reportedChanges = 0
         emit(.codecChosen(codec, detected: detected))

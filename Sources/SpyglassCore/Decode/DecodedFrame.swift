@@ -71,7 +71,7 @@ public final class DecodedFrame: @unchecked Sendable {
 
 /// Monotonic µs stamps of one frame's trip through the receiver (0 = not reached).
 public struct FrameTiming: Sendable, Codable {
-    /// Capture instant from the stream's ST 0604 time stamp, wall clock µs since the epoch (0 = none).
+    /// Capture instant, wall clock µs since the epoch (0 = none), from ``captureSource``.
     public var captureWallMicros: UInt64 = 0
     /// First byte of the access unit arrived.
     public var firstByteMicros: UInt64 = 0
@@ -92,7 +92,8 @@ public struct FrameTiming: Sendable, Codable {
     public var opticalWallMicros: UInt64 = 0
     /// The rule that completed the access unit (nil when unknown).
     public var completion: AccessUnit.Completion?
-    /// Where ``captureWallMicros`` came from (``CaptureClock``); `sei` until judged.
+    /// Where ``captureWallMicros`` came from: the access unit's origin (`sei`, `rtcp`, `klv`),
+    /// then as ``CaptureClock`` judged it.
     public var captureSource: CaptureSource = .sei
 
     public init() {}

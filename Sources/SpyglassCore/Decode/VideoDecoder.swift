@@ -130,6 +130,7 @@ public final class VideoDecoder: VideoDecoding {
         timing.lastByteMicros = au.lastByteMicros
         timing.completeMicros = au.completeMicros
         timing.captureWallMicros = au.captureWallMicros ?? 0
+        timing.captureSource = au.captureSource
         timing.completion = au.completion
         timing.decodeStartMicros = MonotonicClock.nowMicros()
         pending[au.index] = (timing, au.damaged)

@@ -17,6 +17,10 @@ public struct AutoDepacketizer: Depacketizer {
     private var misfitCount = 0
     private var fitsInARow = 0
     private var retired: [Metric: Int] = [:]
+    /// RTCP that came before the framing was decided (a sender report before the first RTP
+    /// packet): given to the RTP depacketizer once chosen, dropped otherwise. At most ``heldRTCPMax``.
+    private var heldRTCP: [(bytes: [UInt8], arrivalMicros: UInt64)] = []
+    static let heldRTCPMax = 8
     /// Datagrams in a row that must not fit before the framing is decided again.
     public static let redecideAfter = 30
 
@@ -60,24 +64,43 @@ public struct AutoDepacketizer: Depacketizer {
                 }
             }
         }
+        if inner == nil, datagrams, RTCPPacket.looksLikeRTCP(chunk) {
+            if heldRTCP.count < Self.heldRTCPMax { heldRTCP.append((Array(chunk.bindMemory(to: UInt8.self)), arrivalMicros)) }
+            return
+        }
         if inner == nil {
             let first = Array(chunk.bindMemory(to: UInt8.self).prefix(4 * 188))[...]
             let format = DepacketizerRegistry.choose(first: first, datagrams: datagrams, options: options)
             inner = format.make(options, datagrams, idleFlushMicros)
             if format.name == "rtp" {
                 emit(.note("RTP\(options.transport == .auto ? " (detected: version 2, dynamic payload type)" : "")"))
+            } else if format.name == "rtp-mpegts" {
+                emit(.note("MPEG-TS in RTP (detected: payload type 33, RFC 2250)"))
             } else if format.name == "mpeg-ts" {
                 emit(.note("MPEG-TS (detected: sync byte 0x47 every 188 bytes)"))
             }
+            giveHeldRTCP(format.name == "rtp", emit: emit)
         }
         inner!.push(chunk, arrivalMicros: arrivalMicros, truncated: truncated, emit: emit)
     }
 
+    private mutating func giveHeldRTCP(_ wanted: Bool, emit: (DepacketizerEvent) -> Void) {
+        let held = heldRTCP
+        heldRTCP.removeAll()
+        guard wanted else { return }
+        for d in held {
+            d.bytes.withUnsafeBytes { inner!.push($0, arrivalMicros: d.arrivalMicros, truncated: false, emit: emit) }
+        }
+    }
+
     /// True when a datagram fits the framing named (RTP: version 2 with a dynamic payload type;
-    /// Annex B: anything that is neither RTP nor MPEG-TS).
+    /// RTP/MP2T: version 2 with payload type 33; Annex B: anything that is none of these).
     static func fits(_ chunk: UnsafeRawBufferPointer, _ framing: String) -> Bool {
+        let rtpTS = chunk.count >= 12 && chunk[0] >> 6 == 2 && chunk[1] & 0x7F == RTPMPEGTSDepacketizer.payloadType
+        if framing == "rtp-mpegts" || rtpTS { return framing == "rtp-mpegts" && rtpTS }
         if looksLikeMPEGTS(chunk) { return framing == "mpeg-ts" }
         if framing == "mpeg-ts" { return false }
+        if RTCPPacket.looksLikeRTCP(chunk) { return framing == "rtp" }
         let rtp = RTPPacket.looksLikeRTP(Array(chunk.bindMemory(to: UInt8.self).prefix(12))[...])
         return framing == "rtp" ? rtp : !rtp
     }

@@ -9,6 +9,12 @@ public enum DepacketizerEvent: Sendable {
     /// `minimumSlices` slices (the count the last pictures had), so that a sender that switches
     /// to one write per slice splits nothing.
     case accessUnitEnd(AccessUnit.Completion, atMicros: UInt64, minimumSlices: Int? = nil)
+    /// The access unit in progress was captured at `wallMicros` (µs since the Unix epoch, the
+    /// sender's wall clock), as a transport says (RTP timestamp through an RTCP sender report).
+    /// An ST 0604 SEI stamp in the unit itself wins over it.
+    case captureTime(wallMicros: UInt64, source: CaptureSource)
+    /// A UAS Datalink Local Set (MISB ST 0601) arrived in the stream's KLV metadata.
+    case metadata(PlatformMetadata)
     /// Bytes were lost inside the access unit in progress (RTP sequence gap, truncated datagram).
     case damage(lostPackets: Int)
     /// A NAL unit that an idle flush had ended went on short: more of it arrived after

@@ -20,7 +20,15 @@ public enum DepacketizerRegistry {
     public static let formats: [Format] = [
         Format(name: "mpeg-ts", onByteStreams: true,
                matches: { first, o in o.transport == .auto && first.withUnsafeBytes { AutoDepacketizer.looksLikeMPEGTS($0) } },
-               make: { o, _, idle in MPEGTSDepacketizer(maxUnitBytes: o.maxAccessUnitBytes, idleFlushMicros: idle) }),
+               make: { o, _, idle in MPEGTSDepacketizer(maxUnitBytes: o.maxAccessUnitBytes, idleFlushMicros: idle,
+                                                               program: o.mpegtsSelection.program, pid: o.mpegtsSelection.pid) }),
+        Format(name: "rtp-mpegts",
+               matches: { head, _ in RTPMPEGTSDepacketizer.looksLikeRTPMPEGTS(head) },
+               make: { o, _, idle in
+                   RTPMPEGTSDepacketizer(ts: MPEGTSDepacketizer(maxUnitBytes: o.maxAccessUnitBytes,
+                                                                idleFlushMicros: RTPMPEGTSDepacketizer.idleFlushMicros(idle),
+                                                                program: o.mpegtsSelection.program, pid: o.mpegtsSelection.pid))
+               }),
         Format(name: "rtp",
                matches: { head, o in o.transport == .rtp || (o.transport == .auto && RTPPacket.looksLikeRTP(head)) },
                make: { o, _, _ in RTPStreamDepacketizer(options: o) }),

@@ -4,8 +4,9 @@
 /// - Packets (§2.4.3.2): 188 bytes from the sync byte 0x47; a byte stream is resynchronized on
 ///   the sync byte after junk. Packets with `transport_error_indicator` set or scrambled are
 ///   dropped and counted.
-/// - PAT (PID 0, §2.4.4.3) → the first program's PMT (or `program`), PMT (§2.4.4.8) → the first
-///   H.264/H.265 elementary stream (or `pid`).
+/// - PAT (PID 0, §2.4.4.3) → the PMTs of its programs (or of `program` alone), PMT (§2.4.4.8)
+///   → the first H.264/H.265 elementary stream (or `pid`). A program or PID that is not there
+///   refuses the input with a line listing what is (``DepacketizerEvent/refuse(_:)``).
 /// - PES (§2.4.3.6): the payload of the video PID is an Annex B byte stream; a PES is one access
 ///   unit. It ends at the first of: `PES_packet_length` bytes (when the muxer sets it), a packet
 ///   filled with adaptation-field stuffing (muxers stuff only a PES's last packet; a sender that
@@ -13,6 +14,9 @@
 ///   idle input (live), the end of input. An idle end is a guess: when more of the same PES
 ///   comes, the NAL unit it cut is passed on again whole (``DepacketizerEvent/cut(unitLastByteMicros:pauseMicros:)``,
 ///   which the feed repairs), as on a raw byte stream.
+/// - KLV metadata (``MetadataPES``): each MISB ST 0601 local set is passed on
+///   (``DepacketizerEvent/metadata(_:)``), and its Precision Time Stamp (tag 2) is the capture
+///   time of the access unit with the same PTS (or, without a PTS, of the one in progress or next).
 /// - `continuity_counter` gaps on the video PID (§2.4.3.3) mark the access unit damaged and are
 ///   counted as TS loss; a repeated counter (a duplicate packet) is dropped.
 public struct MPEGTSDepacketizer: Depacketizer {
@@ -20,6 +24,18 @@ public struct MPEGTSDepacketizer: Depacketizer {
     public private(set) var codec: VideoCodec?
     private var carry: [UInt8] = []
     private var pmtPID: Int?
+    /// PMT PIDs still to read while the stream to play is not found, and what those read held.
+    private var candidatePMTs: [Int] = []
+    private var streamsSeen: [String] = []
+    private var refused = false
+    /// The KLV metadata PID and its PES reassembly, when the PMT lists one.
+    private var klvPID: Int?
+    private var klv: MetadataPES?
+    /// KLV time stamps waiting for the video PES of their PTS (at most ``maxPendingKLV``).
+    private var pendingKLV: [(pts: UInt64, micros: UInt64)] = []
+    static let maxPendingKLV = 16
+    /// PTS of the video PES in progress.
+    private var videoPTS: UInt64?
     private var videoPID: Int?
     private let wantProgram: Int?
     private let wantPID: Int?
@@ -51,7 +67,6 @@ public struct MPEGTSDepacketizer: Depacketizer {
         self.idleFlushMicros = idleFlushMicros
         wantProgram = program
         wantPID = pid
-        if let pid { videoPID = pid }
     }
 
     public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool,
@@ -99,6 +114,8 @@ public struct MPEGTSDepacketizer: Depacketizer {
         c[.junkBytes, default: 0] += k.junkBytes
         c[.idleFlushes, default: 0] += k.idleFlushes
         c[.cutNALUnits, default: 0] += k.prematureIdleFlushes
+        c[.klvLocalSets, default: 0] += klv?.localSets ?? 0
+        c[.malformedKLV, default: 0] += klv?.malformed ?? 0
         return c
     }
 
@@ -129,9 +146,12 @@ public struct MPEGTSDepacketizer: Depacketizer {
         guard afc & 0x1 != 0, off < p.endIndex else { return }   // no payload
         if pid == videoPID, !continuityHolds(pid: pid, cc: cc, emit: emit) { return }
         let payload = p[off..<p.endIndex]
+        if pusi && pmtPID == nil && candidatePMTs.contains(pid) { readPMT(payload, pmtPID: pid, emit: emit); return }
         switch pid {
-        case 0: if pusi { readPAT(payload) }
-        case pmtPID: if pusi { readPMT(payload, emit: emit) }
+        case 0: if pusi { readPAT(payload, emit: emit) }
+        case pmtPID: if pusi { readPMT(payload, pmtPID: pid, emit: emit) }
+        case klvPID:
+            for item in klv?.push(payload, start: pusi) ?? [] { metadataArrived(item, emit: emit) }
         case videoPID:
             pes(payload, start: pusi, arrivalMicros: arrivalMicros, emit: emit)
             // A muxer fills the last packet of an unbounded PES with stuffing: the PES ends here.
@@ -164,61 +184,133 @@ public struct MPEGTSDepacketizer: Depacketizer {
         return payload[start..<(start + 3 + length - 4)]   // without the CRC_32
     }
 
-    private mutating func readPAT(_ payload: ArraySlice<UInt8>) {
-        guard let sec = section(payload), sec.first == 0x00 else { return }
+    private mutating func readPAT(_ payload: ArraySlice<UInt8>, emit: (DepacketizerEvent) -> Void) {
+        guard pmtPID == nil, candidatePMTs.isEmpty, !refused, let sec = section(payload), sec.first == 0x00 else { return }
+        var programs: [(number: Int, pid: Int)] = []
         var i = sec.startIndex + 8
         while i + 4 <= sec.endIndex {
             let program = Int(sec[i]) << 8 | Int(sec[i + 1])
             let pid = Int(sec[i + 2] & 0x1F) << 8 | Int(sec[i + 3])
             i += 4
-            if program == 0 { continue }   // the network PID
-            if wantProgram == nil || wantProgram == program { pmtPID = pid; return }
+            if program != 0 { programs.append((program, pid)) }   // 0: the network PID
+        }
+        candidatePMTs = programs.filter { wantProgram == nil || $0.number == wantProgram }.map(\.pid)
+        if candidatePMTs.isEmpty, !programs.isEmpty {
+            refuse("program \(wantProgram ?? 0) is not in the PAT; it lists program" + (programs.count > 1 ? "s " : " ")
+                   + programs.map { String($0.number) }.joined(separator: ", "), emit: emit)
         }
     }
 
-    private mutating func readPMT(_ payload: ArraySlice<UInt8>, emit: (DepacketizerEvent) -> Void) {
+    /// One line and the feed fails: what was asked for is not in the stream.
+    private mutating func refuse(_ reason: String, emit: (DepacketizerEvent) -> Void) {
+        refused = true
+        emit(.refuse("MPEG-TS: " + reason))
+    }
+
+    private mutating func readPMT(_ payload: ArraySlice<UInt8>, pmtPID pid: Int, emit: (DepacketizerEvent) -> Void) {
         guard let sec = section(payload), sec.first == 0x02, sec.count >= 12 else { return }
+        let program = Int(sec[sec.startIndex + 3]) << 8 | Int(sec[sec.startIndex + 4])
+        let streams = Self.elementaryStreams(sec)
+        let chosen = streams.first { s in s.codec != nil && (wantPID == nil ? (videoPID == nil || videoPID == s.pid) : wantPID == s.pid) }
+        guard let chosen, let video = chosen.codec else {
+            notInPMT(program: program, pmtPID: pid, streams: streams, emit: emit)
+            return
+        }
+        if videoPID != chosen.pid { lastCC[chosen.pid] = nil }
+        pmtPID = pid
+        videoPID = chosen.pid
+        codec = video
+        if let k = streams.first(where: \.isKLV), klvPID != k.pid {
+            klvPID = k.pid
+            klv = MetadataPES(synchronous: k.type == 0x15)
+        }
+        if !saidStreams {
+            saidStreams = true
+            let others = streams.filter { $0.pid != chosen.pid }.map(\.description)
+            emit(.note("MPEG-TS: \(video.displayName) on PID \(chosen.pid) of program \(program)"
+                       + (others.isEmpty ? "" : "; also \(others.joined(separator: ", ")) (not played)")))
+        }
+    }
+
+    /// A PMT without the stream wanted: once every candidate PMT has been read so, refuse.
+    private mutating func notInPMT(program: Int, pmtPID: Int, streams: [ElementaryStream], emit: (DepacketizerEvent) -> Void) {
+        guard pmtPID != self.pmtPID, let k = candidatePMTs.firstIndex(of: pmtPID) else { return }
+        candidatePMTs.remove(at: k)
+        streamsSeen.append("program \(program): " + (streams.isEmpty ? "no streams" : streams.map(\.description).joined(separator: ", ")))
+        guard candidatePMTs.isEmpty, !refused else { return }
+        let wanted = wantPID.map { "no H.264/H.265 stream on PID \($0)" } ?? "no H.264/H.265 stream"
+        refuse("\(wanted) in the PMT\(streamsSeen.count > 1 ? "s" : ""); \(streamsSeen.joined(separator: "; "))", emit: emit)
+    }
+
+    /// An elementary stream listed in a PMT (§2.4.4.8).
+    struct ElementaryStream: CustomStringConvertible {
+        var pid: Int
+        var type: UInt8
+        /// KLV metadata: stream_type 0x06 or 0x15 with `KLVA` in a registration (0x05) or
+        /// metadata (0x26) descriptor (MISB ST 1402).
+        var isKLV = false
+        var codec: VideoCodec? { type == 0x1B ? .h264 : type == 0x24 ? .h265 : nil }
+        var description: String {
+            String(format: "PID %d %@", pid, codec?.displayName ?? (isKLV ? "KLV" : String(format: "type 0x%02X", type)))
+        }
+    }
+
+    /// True when descriptors carry the `KLVA` format identifier (SMPTE RA registration).
+    static func mentionsKLVA(_ d: ArraySlice<UInt8>) -> Bool {
+        let k = Array("KLVA".utf8)
+        return d.count >= 4 && (d.startIndex...(d.endIndex - 4)).contains { d[$0..<($0 + 4)].elementsEqual(k) }
+    }
+
+    /// The elementary streams of a PMT section (without its CRC).
+    static func elementaryStreams(_ sec: ArraySlice<UInt8>) -> [ElementaryStream] {
         let infoLength = Int(sec[sec.startIndex + 10] & 0x0F) << 8 | Int(sec[sec.startIndex + 11])
         var i = sec.startIndex + 12 + infoLength
-        var others: [String] = []
+        var streams: [ElementaryStream] = []
         while i + 5 <= sec.endIndex {
-            let type = sec[i]
-            let pid = Int(sec[i + 1] & 0x1F) << 8 | Int(sec[i + 2])
             let esInfo = Int(sec[i + 3] & 0x0F) << 8 | Int(sec[i + 4])
+            let descriptors = sec[min(sec.endIndex, i + 5)..<min(sec.endIndex, i + 5 + esInfo)]
+            let klv = (sec[i] == 0x06 || sec[i] == 0x15) && Self.mentionsKLVA(descriptors)
+            streams.append(ElementaryStream(pid: Int(sec[i + 1] & 0x1F) << 8 | Int(sec[i + 2]), type: sec[i], isKLV: klv))
             i += 5 + esInfo
-            let video: VideoCodec? = type == 0x1B ? .h264 : type == 0x24 ? .h265 : nil
-            if let video, (wantPID == nil && (videoPID == nil || videoPID == pid)) || wantPID == pid {
-                if videoPID != pid { lastCC[pid] = nil }
-                videoPID = pid
-                codec = video
-            } else {
-                others.append(String(format: "PID %d type 0x%02X", pid, type))
-            }
         }
-        if !saidStreams, let v = videoPID, let codec {
-            saidStreams = true
-            emit(.note("MPEG-TS: \(codec.displayName) on PID \(v)" + (others.isEmpty ? "" : "; also \(others.joined(separator: ", ")) (not played)")))
-        }
+        return streams
     }
 
     // MARK: - PES
+
+    /// A KLV local set: passed on; its time stamp goes to the access unit of its PTS.
+    private mutating func metadataArrived(_ item: (pts: UInt64?, metadata: PlatformMetadata), emit: (DepacketizerEvent) -> Void) {
+        emit(.metadata(item.metadata))
+        guard let micros = item.metadata.precisionTimeMicros else { return }
+        if let p = item.pts, !(inPES && videoPTS == p) {
+            pendingKLV.append((p, micros))
+            if pendingKLV.count > Self.maxPendingKLV { pendingKLV.removeFirst() }
+            return
+        }
+        emit(.captureTime(wallMicros: micros, source: .klv))
+    }
+
+    /// A video PES with `pts` began: a KLV time stamp waiting for it is its capture time.
+    private mutating func videoPESStarted(pts: UInt64?, emit: (DepacketizerEvent) -> Void) {
+        videoPTS = pts
+        guard let pts, let k = pendingKLV.firstIndex(where: { $0.pts == pts }) else { return }
+        emit(.captureTime(wallMicros: pendingKLV[k].micros, source: .klv))
+        pendingKLV.removeSubrange(...k)
+    }
 
     private mutating func pes(_ payload: ArraySlice<UInt8>, start: Bool, arrivalMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
         var data = payload
         if start {
             if inPES { endPES(.nextAccessUnit, atMicros: arrivalMicros, emit: emit) }
             // PES header (§2.4.3.6): 00 00 01, stream_id, PES_packet_length, flags, header length.
-            guard data.count >= 9, data[data.startIndex] == 0, data[data.startIndex + 1] == 0, data[data.startIndex + 2] == 1 else {
+            guard let header = PESHeader(data) else {
                 counters[.tsPacketsDropped, default: 0] += 1
                 return
             }
-            let s = data.startIndex
-            let length = Int(data[s + 4]) << 8 | Int(data[s + 5])
-            let headerLength = Int(data[s + 8])
-            guard s + 9 + headerLength <= data.endIndex else { counters[.tsPacketsDropped, default: 0] += 1; return }
-            pesBytesLeft = length > 0 ? length - 3 - headerLength : nil
-            data = data[(s + 9 + headerLength)...]
+            pesBytesLeft = header.payloadLength
+            data = data[header.payloadStart...]
             inPES = true
+            videoPESStarted(pts: header.pts, emit: emit)
         }
         guard inPES else {
             if lastEndedByStuffing && trustsStuffing {

@@ -3,6 +3,10 @@
 ///
 /// The marker bit ends each access unit exactly (RFC 6184 §5.1, RFC 7798 §4.1). An idle flush
 /// of at least 50 ms is only the last resort for a marker lost at the end of a burst.
+///
+/// RTCP arrives in band (the source passes on what its RTCP port or channel received; RFC 5761
+/// §4 tells the two apart). Its sender reports set the ``SenderClock``, and from then on every
+/// access unit gets a capture time from its RTP timestamp (``DepacketizerEvent/captureTime(wallMicros:source:)``).
 public struct RTPStreamDepacketizer: Depacketizer {
     public var name: String { "rtp" }
     private var rtp: RTPReceiver
@@ -10,6 +14,8 @@ public struct RTPStreamDepacketizer: Depacketizer {
     private let reorderWindowMicros: Int
     private var flushedSinceData = true
     private var lastDataMicros: UInt64 = 0
+    private var senderClock = SenderClock()
+    private var rtcp = (packets: 0, senderReports: 0, malformed: 0)
 
     /// - Parameter options: codec (`--codec`), SDP (payload type, codec), jitter-buffer window
     ///   (`--reorder-ms`) and idle-flush time.
@@ -24,10 +30,22 @@ public struct RTPStreamDepacketizer: Depacketizer {
 
     public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool,
                               emit: (DepacketizerEvent) -> Void) {
+        if RTCPPacket.looksLikeRTCP(chunk) { return takeRTCP(chunk) }
         lastDataMicros = arrivalMicros
         flushedSinceData = false
         if truncated { emit(.damage(lostPackets: 0)) }
-        rtp.push(Array(chunk.bindMemory(to: UInt8.self)), arrivalMicros: arrivalMicros) { emit(Self.translate($0)) }
+        let clock = senderClock
+        rtp.push(Array(chunk.bindMemory(to: UInt8.self)), arrivalMicros: arrivalMicros) { e in
+            if let t = Self.translate(e, clock) { emit(t) }
+        }
+    }
+
+    /// A compound RTCP packet: its sender reports set the clock; a malformed one is counted.
+    private mutating func takeRTCP(_ chunk: UnsafeRawBufferPointer) {
+        rtcp.packets += 1
+        guard let reports = try? RTCPPacket.senderReports(in: chunk) else { rtcp.malformed += 1; return }
+        for sr in reports { senderClock.take(sr) }
+        rtcp.senderReports += reports.count
     }
 
     public func pollTimeoutMicros(default pollMicros: Int) -> Int {
@@ -38,7 +56,8 @@ public struct RTPStreamDepacketizer: Depacketizer {
     }
 
     public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
-        rtp.tick(nowMicros: nowMicros) { emit(Self.translate($0)) }
+        let clock = senderClock
+        rtp.tick(nowMicros: nowMicros) { e in if let t = Self.translate(e, clock) { emit(t) } }
         if !flushedSinceData && idleFlushMicros > 0 && nowMicros >= lastDataMicros + UInt64(idleFlushMicros) {
             emit(.accessUnitEnd(.idleGap, atMicros: nowMicros))
             flushedSinceData = true
@@ -46,13 +65,16 @@ public struct RTPStreamDepacketizer: Depacketizer {
     }
 
     public mutating func finish(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
-        rtp.tick(nowMicros: UInt64.max / 2) { emit(Self.translate($0)) }
+        let clock = senderClock
+        rtp.tick(nowMicros: UInt64.max / 2) { e in if let t = Self.translate(e, clock) { emit(t) } }
         emit(.accessUnitEnd(.endOfStream, atMicros: nowMicros))
         flushedSinceData = true
     }
 
-    private static func translate(_ e: RTPReceiver.Event) -> DepacketizerEvent {
+    private static func translate(_ e: RTPReceiver.Event, _ clock: SenderClock) -> DepacketizerEvent? {
         switch e {
+        case .timestamp(let t, let ssrc):
+            return clock.wallMicros(rtpTimestamp: t, ssrc: ssrc).map { .captureTime(wallMicros: $0, source: .rtcp) }
         case .unit(let u): return .unit(u)
         case .endOfAccessUnit(let at): return .accessUnitEnd(.markerBit, atMicros: at)
         case .loss(let n): return .damage(lostPackets: n)
@@ -66,6 +88,7 @@ public struct RTPStreamDepacketizer: Depacketizer {
                 .packetsReordered: r.sequence.reordered, .packetsDuplicated: r.sequence.duplicates,
                 .ssrcChanges: r.sequence.ssrcChanges,
                 .damagedNALUnits: r.payload.damagedUnits, .oversizeNALUnits: r.payload.oversizeUnits,
-                .malformedPayloads: r.payload.malformed + r.payload.unsupported]
+                .malformedPayloads: r.payload.malformed + r.payload.unsupported,
+                .rtcpPackets: rtcp.packets, .senderReports: rtcp.senderReports, .malformedRTCP: rtcp.malformed]
     }
 }

@@ -213,6 +213,8 @@ import Glibc
         lines.append("damaged AUs \(s.damagedAccessUnits) · on damaged refs \(s.framesWithDamagedReferences) · concealed \(s.concealedFrames) · decode errors \(s.decodeErrors) · resets \(s.resets)")
         if s.tsPackets > 0 { lines.append("MPEG-TS: \(s.tsContinuityErrors) continuity errors, \(s.tsPacketsDropped) packets dropped") }
         if let c = s.captureClock { lines.append("capture clock: \(c)") }
+        if let c = s.captureSource { lines.append("capture time from: \(c)") }
+        if let p = s.platform { lines.append("platform (KLV): \(p)") }
         if s.picturesSplit + s.prematureIdleFlushes > 0 {
             lines.append("raw stream guesses: \(s.prematureIdleFlushes) NAL units cut (\(s.repairs) repaired), \(s.picturesSplit) pictures split")
         }

@@ -22,5 +22,7 @@ public func openSource(_ url: SourceURL, options: ReceiverOptions) throws -> Byt
         return StreamFDSource.stdin()
     case .rtsp(let u):
         return try RTSPSource(url: u, transport: options.rtspTransport)
+    case .selecting(let inner, _):
+        return try openSource(inner, options: options)
     }
 }

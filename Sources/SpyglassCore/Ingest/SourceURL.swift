@@ -9,6 +9,7 @@
 /// | `rtsp://[USER:PASS@]HOST[:PORT]/PATH[?QUERY]` | an RTSP camera or server (RFC 2326) |
 /// | a path | read the file |
 /// | `-` | standard input |
+/// | any of them `?program=N` or `?pid=N` | the MPEG-TS program or video PID to play (``MPEGTSSelection``) |
 public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
     case udp(host: String?, port: UInt16, interface: String? = nil)
     case tcpConnect(host: String, port: UInt16)
@@ -16,6 +17,8 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
     case file(path: String)
     case stdin
     case rtsp(RTSPURL)
+    /// A udp://, tcp:// or file source with `?program=N` / `?pid=N` for its MPEG-TS.
+    indirect case selecting(SourceURL, MPEGTSSelection)
 
     /// Errors for a SOURCE that cannot be understood.
     public enum ParseError: Error, Equatable, CustomStringConvertible {
@@ -32,9 +35,13 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Parses a SOURCE argument. Throws ``ParseError``.
+    /// Parses a SOURCE argument. Throws ``ParseError`` or ``MPEGTSSelection/ParseError``.
     public init(parsing text: String) throws {
         if text == "-" { self = .stdin; return }
+        if !text.lowercased().hasPrefix("rtsp://"), case let (rest, selection?) = try MPEGTSSelection.split(text) {
+            self = .selecting(try SourceURL(parsing: rest), selection)
+            return
+        }
         guard let schemeEnd = text.range(of: "://") else {
             if let meant = Self.withSlashes(text) { throw ParseError.missingSlashes(text, meant: meant) }
             self = .file(path: text); return
@@ -97,7 +104,23 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
 
     /// True for sources that deliver in real time (sockets), as opposed to files and stdin.
     public var deliversInRealTime: Bool {
-        switch self { case .udp, .tcpConnect, .tcpListen, .rtsp: return true; case .file, .stdin: return false }
+        switch self {
+        case .udp, .tcpConnect, .tcpListen, .rtsp: return true
+        case .file, .stdin: return false
+        case .selecting(let inner, _): return inner.deliversInRealTime
+        }
+    }
+
+    /// The MPEG-TS program or PID the URL selects (nil: none).
+    public var mpegtsSelection: MPEGTSSelection? {
+        if case .selecting(_, let s) = self { return s }
+        return nil
+    }
+
+    /// The URL without its MPEG-TS selection: what is opened.
+    public var transport: SourceURL {
+        if case .selecting(let inner, _) = self { return inner }
+        return self
     }
 
     public var description: String {
@@ -108,6 +131,9 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         case .file(let path): return path
         case .stdin: return "stdin"
         case .rtsp(let u): return u.requestURL
+        case .selecting(let inner, let s):
+            let text = inner.description
+            return text + (text.contains("?") ? "&" : "?") + s.query
         }
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSystem
 
 /// Receives datagrams on a bound UDP socket.
 ///
@@ -25,6 +26,11 @@ public final class UDPSource: ByteSource {
     private let allowFrom: [AddressPrefix]
     /// The multicast group joined, if any, and the `?iface=` it was joined on (nil: the kernel's choice).
     private let multicastGroup: (address: String, prefix: AddressPrefix, interface: String?)?
+    /// The RTCP socket on port + 1, bound once RTP is seen (RFC 3550 §11); nil before, or when
+    /// that port is taken.
+    private var rtcp: RTCPPort?
+    private var rtcpTried = false
+    private let bindHost: String?
 
     /// Joins a multicast group (IP_ADD_MEMBERSHIP / IPV6_JOIN_GROUP).
     private static func join(_ fd: Int32, group: AddressPrefix, interface: String?, label: String) throws {
@@ -80,6 +86,7 @@ public final class UDPSource: ByteSource {
         multicastGroup = isMulticast ? (host!, group!, multicastInterface) : nil
         // A multicast receiver binds the group's port on all addresses, shared with other receivers.
         let bindHost: String? = isMulticast ? (group!.bytes.count == 4 ? "0.0.0.0" : "::") : host
+        self.bindHost = bindHost
         let addrs = try SocketAddress.resolve(host: bindHost, port: port, socketType: Socket.datagram, passive: true)
         let bound: Int32
         switch Socket.bind(addrs, type: Socket.datagram, reuseAddress: isMulticast) {
@@ -116,7 +123,15 @@ public final class UDPSource: ByteSource {
     /// - Throws: ``SourceError/read(_:)`` ("…: recv failed: …") on any other receive error.
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {
         guard fd >= 0 else { return .end }
-        if !waitReadable(fd, timeoutMicros: timeoutMicros) { return .timeout }
+        let ready = waitReadable(timeoutMicros)
+        if ready.rtcp, let rtcp, let n = rtcp.receive(into: buffer, arrivalMicros: MonotonicClock.nowMicros()) {
+            // RTCP goes on in band: the RTP depacketizer tells it apart (RFC 5761 §4).
+            return .data(count: n, arrivalMicros: MonotonicClock.nowMicros(), truncated: false)
+        }
+        guard ready.rtp else {
+            rtcp?.sendReportIfDue(nowMicros: MonotonicClock.nowMicros())
+            return .timeout
+        }
         // MSG_TRUNC makes recv return the datagram's real length, so a cut is visible.
         let room = min(buffer.count, readBufferBytes)
         var peer = sockaddr_storage()
@@ -147,7 +162,44 @@ public final class UDPSource: ByteSource {
         counters.datagrams += 1
         counters.bytes += count
         if truncated { counters.truncatedDatagrams += 1 }
+        observeRTP(UnsafeRawBufferPointer(rebasing: buffer[..<count]), arrivalMicros: now)
         return .data(count: count, arrivalMicros: now, truncated: truncated)
+    }
+
+    /// Waits for the RTP socket (and the RTCP one, once bound) to become readable.
+    private func waitReadable(_ timeoutMicros: Int) -> (rtp: Bool, rtcp: Bool) {
+        guard let rtcp else { return (SpyglassCore.waitReadable(fd, timeoutMicros: timeoutMicros), false) }
+        let mask = spy_wait_readable2(fd, rtcp.fd, timeoutMicros)
+        return mask > 0 ? (mask & 1 != 0, mask & 2 != 0) : (false, false)
+    }
+
+    /// Binds the RTCP port when the first RTP packet comes, then keeps the reception statistics
+    /// and sends the receiver reports.
+    private func observeRTP(_ datagram: UnsafeRawBufferPointer, arrivalMicros: UInt64) {
+        if !rtcpTried {
+            guard RTPPacket.looksLikeRTP(Array(datagram.prefix(12))[...]) else { return }
+            rtcpTried = true
+            bindRTCP()
+        }
+        guard let rtcp else { return }
+        rtcp.observeRTP(datagram, arrivalMicros: arrivalMicros)
+        rtcp.sendReportIfDue(nowMicros: arrivalMicros)
+    }
+
+    /// Binds port + 1 (joining the multicast group there too); a port taken is one log line.
+    private func bindRTCP() {
+        guard boundPort < UInt16.max else { return }
+        let port = boundPort + 1
+        guard let addresses = try? SocketAddress.resolve(host: bindHost, port: port, socketType: Socket.datagram, passive: true),
+              case .success(let s) = Socket.bind(addresses, type: Socket.datagram, reuseAddress: multicastGroup != nil) else {
+            Log.info("\(label): RTCP port \(port) is taken: no sender reports, no receiver reports")
+            return
+        }
+        if let g = multicastGroup, (try? Self.join(s, group: g.prefix, interface: g.interface, label: label)) == nil {
+            Glibc.close(s)
+            return
+        }
+        rtcp = RTCPPort(fd: s, allowFrom: allowFrom)
     }
 
     /// For a multicast group from which nothing at all has come (not even an empty or refused
@@ -169,6 +221,7 @@ public final class UDPSource: ByteSource {
     public func close() {
         if fd >= 0 { Glibc.close(fd) }
         fd = -1
+        rtcp = nil
     }
 
     deinit { close() }

@@ -1,18 +1,3 @@
-/// Where a frame's capture time came from, and whether it is on our clock.
-public enum CaptureSource: String, Sendable, Codable {
-    /// No capture stamp.
-    case none
-    /// The sender's MISB ST 0604 stamp, taken as on our wall clock (synchronized clocks, or
-    /// corrected by `--clock-offset-ms`).
-    case sei
-    /// The sender's stamp shifted so that the fastest frame seen had a zero sender+network time
-    /// (`--clock-offset relative`): differences are true, absolute figures are not.
-    case seiRelative = "sei-relative"
-    /// The sender's stamp is on a clock that is not ours (a capture after its arrival, or
-    /// implausibly long before it): no glass-to-glass figure is given.
-    case clockOffset = "clock-offset"
-}
-
 /// Judges the sender's capture stamps against our clock, frame by frame.
 ///
 /// A drone's clock is rarely synchronized with the ground station's. A stamp that says the
@@ -49,22 +34,23 @@ public struct CaptureClock: Sendable {
     /// - Parameters:
     ///   - captureWallMicros: the sender's stamp, µs since the epoch (0 = none).
     ///   - arrivalWallMicros: our wall-clock time of the frame's last byte, µs.
+    ///   - origin: where the stamp came from (`sei`, `rtcp`, `klv`); the same rules apply to all.
     /// - Returns: the capture time on our wall clock (0 when unavailable), its source, and a line
     ///   to log when this frame showed the clocks disagree (once).
-    public mutating func judge(captureWallMicros: UInt64, arrivalWallMicros: UInt64)
+    public mutating func judge(captureWallMicros: UInt64, arrivalWallMicros: UInt64, origin: CaptureSource = .sei)
         -> (captureWallMicros: UInt64, source: CaptureSource, note: String?) {
         guard captureWallMicros > 0 else { return (0, .none, nil) }
         let transit = Int64(bitPattern: arrivalWallMicros) - Int64(bitPattern: captureWallMicros)
         switch mode {
         case .relative:
             minTransit = min(minTransit ?? transit, transit)
-            return (UInt64(Int64(bitPattern: captureWallMicros) + minTransit!), .seiRelative, nil)
+            return (UInt64(Int64(bitPattern: captureWallMicros) + minTransit!), origin.relative, nil)
         case .absolute(let offset):
             if estimatedOffsetMicros != nil { return (0, .clockOffset, nil) }
             // A sender `offset` ahead stamps `offset` late: its capture on our clock is earlier.
             let corrected = transit + offset
             guard corrected < -Self.toleranceMicros || corrected > Self.plausibleTransitMicros else {
-                return (UInt64(max(0, Int64(bitPattern: captureWallMicros) - offset)), .sei, nil)
+                return (UInt64(max(0, Int64(bitPattern: captureWallMicros) - offset)), origin, nil)
             }
             estimatedOffsetMicros = offset - corrected
             let ms = Double(offset - corrected) / 1000
@@ -84,6 +70,7 @@ public final class CaptureClockTap: FrameTap {
     private var clock: CaptureClock
     private let wallMinusMonotonicMicros: Int64
     private let metrics: MetricsRegistry
+    private var lastSource: CaptureSource?
 
     /// - Parameters:
     ///   - mode: absolute with an offset, or relative.
@@ -98,9 +85,15 @@ public final class CaptureClockTap: FrameTap {
     public func observe(_ frame: DecodedFrame) {
         guard frame.replayEntry == nil, frame.timing.lastByteMicros > 0 else { return }
         let arrival = UInt64(max(0, Int64(bitPattern: frame.timing.lastByteMicros) + wallMinusMonotonicMicros))
-        let v = clock.judge(captureWallMicros: frame.timing.captureWallMicros, arrivalWallMicros: arrival)
+        let v = clock.judge(captureWallMicros: frame.timing.captureWallMicros, arrivalWallMicros: arrival,
+                            origin: frame.timing.captureSource)
         frame.timing.captureWallMicros = v.captureWallMicros
         frame.timing.captureSource = v.source
+        let shown = v.captureWallMicros > 0 || v.source == .clockOffset ? v.source : .none
+        if shown != lastSource {
+            lastSource = shown
+            metrics.setCaptureSource(shown.rawValue)
+        }
         if let note = v.note {
             Log.info(note)
             metrics.setClockStatus(String(format: "sender clock offset about %+.0f ms: no glass-to-glass", Double(clock.estimatedOffsetMicros ?? 0) / 1000))

@@ -146,6 +146,11 @@ final class FeedLoop {
         case .accessUnitEnd(let rule, let at, let minimumSlices):
             stage.end(by: rule, atMicros: at, minimumSlices: minimumSlices) { stageEvents.append($0) }
             routeStage()
+        case .metadata(let m):
+            observers.metadata?(m)
+            if let text = m.positionText { metrics.setPlatform(text) }
+        case .captureTime(let wallMicros, let source):
+            stage.noteCaptureTime(wallMicros: wallMicros, source: source)
         case .damage:
             stage.markDamaged()
             decoder?.noteDamage()

@@ -75,6 +75,11 @@ public struct FeedSummary: Codable, Sendable {
     /// restarted, many for two senders (or one misbehaving) alternating on one port. Not
     /// counted as reordered, lost or duplicated.
     public var ssrcChanges = 0
+    /// RTCP compound packets received (RFC 3550 §6), sender reports among them, and malformed
+    /// ones dropped.
+    public var rtcpPackets = 0
+    public var senderReports = 0
+    public var malformedRTCP = 0
     /// Datagrams that were not RTP, or another payload type, on an RTP input.
     public var notRTP = 0
     /// NAL units lost or cut by missing RTP fragments.
@@ -104,6 +109,11 @@ public struct FeedSummary: Codable, Sendable {
     public var repairsFailed = 0
     /// How the sender's capture stamps relate to our clock, when that is worth saying.
     public var captureClock: String?
+    /// Where the last picture's capture time came from: `sei`, `rtcp`, `klv` (with `-relative`
+    /// in relative mode), `clock-offset`, or `none`.
+    public var captureSource: String?
+    /// The platform's position and heading from the newest KLV local set, when the stream has one.
+    public var platform: String?
     /// Length of the run, s.
     public var durationSeconds = 0.0
 
@@ -121,8 +131,10 @@ public struct FeedSummary: Codable, Sendable {
         codec = m.codec
         format = m.format
         parameterSetChanges = m.parameterSetChanges
-        rtp = m.transport == "rtp"
+        rtp = m.transport?.hasPrefix("rtp") == true
         captureClock = m.clockStatus
+        captureSource = m.captureSource
+        platform = m.platform
         repairs = m[.repairs]; repairsFailed = m[.repairsFailed]
         tsPackets = m[.tsPackets]; tsContinuityErrors = m[.tsContinuityErrors]; tsPacketsDropped = m[.tsPacketsDropped]
         datagrams = m[.datagrams]; bytes = m[.bytes]; emptyDatagrams = m[.emptyDatagrams]
@@ -132,6 +144,7 @@ public struct FeedSummary: Codable, Sendable {
         rtpPackets = m[.rtpPackets]; notRTP = m[.notRTP]; datagramsLost = m[.packetsLost]
         datagramsReordered = m[.packetsReordered]; datagramsDuplicated = m[.packetsDuplicated]; ssrcChanges = m[.ssrcChanges]
         damagedNALUnits = m[.damagedNALUnits]; malformedPayloads = m[.malformedPayloads]
+        rtcpPackets = m[.rtcpPackets]; senderReports = m[.senderReports]; malformedRTCP = m[.malformedRTCP]
         nalUnits = m[.nalUnits]; accessUnits = m[.accessUnits]; invalidNALUnits = m[.invalidNALUnits]
         oversizeAccessUnits = m[.oversizeAccessUnits]; unitsWithoutPicture = m[.unitsWithoutPicture]
         refusedAccessUnits = m[.refusedAccessUnits]; invalidParameterSets = m[.invalidParameterSets]
@@ -158,6 +171,7 @@ public struct FeedSummary: Codable, Sendable {
         if tsPackets > 0 { extra.append("MPEG-TS: \(tsPackets) packets, \(tsContinuityErrors) continuity errors" + (tsPacketsDropped > 0 ? ", \(tsPacketsDropped) dropped" : "")) }
         if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated"
                               + (ssrcChanges > 0 ? ", \(ssrcChanges) SSRC changes" : "")) }
+        if rtcpPackets > 0 { extra.append("RTCP: \(senderReports) sender reports" + (malformedRTCP > 0 ? ", \(malformedRTCP) malformed" : "")) }
         if notRTP > 0 { extra.append("\(notRTP) not RTP") }
         if damagedNALUnits > 0 { extra.append("\(damagedNALUnits) NAL units damaged by lost fragments") }
         if malformedPayloads > 0 { extra.append("\(malformedPayloads) malformed or unsupported RTP payloads") }

@@ -11,12 +11,18 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     case idleFlushes = "idle_flushes", cutNALUnits = "cut_nal_units"
     // MPEG-TS depacketizer.
     case tsPackets = "ts_packets", tsContinuityErrors = "ts_continuity_errors", tsPacketsDropped = "ts_packets_dropped"
+    /// KLV metadata (SMPTE ST 336) local sets read, and KLV PES payloads dropped as malformed
+    /// (bad BER length, bad checksum, too large).
+    case klvLocalSets = "klv_local_sets", malformedKLV = "malformed_klv"
     // RTP depacketizer.
     case rtpPackets = "rtp_packets", notRTP = "not_rtp", packetsLost = "packets_lost"
     case packetsReordered = "packets_reordered", packetsDuplicated = "packets_duplicated"
     /// Packets whose SSRC was not the one before: a new sender, or senders alternating on one port.
     case ssrcChanges = "ssrc_changes"
     case damagedNALUnits = "damaged_nal_units", malformedPayloads = "malformed_payloads"
+    /// RTCP compound packets (RFC 3550 §6), the sender reports among them, and those dropped
+    /// as malformed.
+    case rtcpPackets = "rtcp_packets", senderReports = "sender_reports", malformedRTCP = "malformed_rtcp"
     // Access-unit assembly.
     case nalUnits = "nal_units", accessUnits = "access_units", invalidNALUnits = "invalid_nal_units"
     case oversizeAccessUnits = "oversize_access_units", unitsWithoutPicture = "units_without_picture"

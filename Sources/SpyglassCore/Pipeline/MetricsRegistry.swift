@@ -23,13 +23,15 @@ public final class MetricsRegistry: Sendable {
         public var transport: String?
         /// How the sender's capture stamps relate to our clock, when that is worth saying.
         public var clockStatus: String?
+        /// Where the newest picture's capture time came from (`sei`, `rtcp`, `klv`, `none`…).
+        public var captureSource: String?
+        /// The platform's position and heading from the newest KLV local set (MISB ST 0601).
+        public var platform: String?
         /// When the newest picture was shown, monotonic µs (nil before the first).
         public var lastShownMicros: UInt64?
         public var parameterSetChanges: [String] = []
         /// Pictures shown, by the rule that ended their access unit (``AccessUnit/Completion`` raw values).
         public var completions: [String: Int] = [:]
-        /// Where the newest shown picture's capture time came from ("sei", "rtcp", "none" …).
-        public var captureSource: String?
         /// Counter value (0 when never counted).
         public subscript(_ m: Metric) -> Int { counters[m] ?? 0 }
     }
@@ -43,10 +45,11 @@ public final class MetricsRegistry: Sendable {
         var format: String?
         var transport: String?
         var clockStatus: String?
+        var captureSource: String?
+        var platform: String?
         var lastShownMicros: UInt64?
         var changes: [String] = []
         var completions: [String: Int] = [:]
-        var captureSource: String?
     }
     private let state = Mutex(State())
 
@@ -75,12 +78,10 @@ public final class MetricsRegistry: Sendable {
     /// A picture was shown at `micros` (monotonic µs): the frame-age gauge counts from it.
     /// - Parameters:
     ///   - completion: the rule that ended its access unit (``AccessUnit/Completion`` raw value).
-    ///   - captureSource: where its capture time came from ("none" without one).
-    public func noteShown(atMicros micros: UInt64, completion: String? = nil, captureSource: String? = nil) {
+    public func noteShown(atMicros micros: UInt64, completion: String? = nil) {
         state.withLock { s in
             s.lastShownMicros = micros
             if let completion { s.completions[completion, default: 0] += 1 }
-            if let captureSource { s.captureSource = captureSource }
         }
     }
 
@@ -100,6 +101,16 @@ public final class MetricsRegistry: Sendable {
     /// Says how the sender's capture stamps relate to our clock (a relative mode, an offset found).
     public func setClockStatus(_ text: String) {
         state.withLock { $0.clockStatus = text }
+    }
+
+    /// Says where the capture times now come from (``CaptureSource``'s raw value), when it changes.
+    public func setCaptureSource(_ source: String) {
+        state.withLock { $0.captureSource = source }
+    }
+
+    /// Says where the platform is, from the newest KLV local set ("47.397700, 8.545600, 500 m, heading 90.0°").
+    public func setPlatform(_ text: String) {
+        state.withLock { $0.platform = text }
     }
 
     /// Sets the ingest format in use ("rtp", "annex-b").
@@ -139,10 +150,11 @@ public final class MetricsRegistry: Sendable {
             out.format = s.format
             out.transport = s.transport
             out.clockStatus = s.clockStatus
+            out.captureSource = s.captureSource
+            out.platform = s.platform
             out.lastShownMicros = s.lastShownMicros
             out.parameterSetChanges = s.changes
             out.completions = s.completions
-            out.captureSource = s.captureSource
             return out
         }
     }

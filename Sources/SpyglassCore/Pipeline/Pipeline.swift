@@ -150,5 +150,7 @@ public struct FeedObservers {
     public var datagram: ((Int) -> Void)?
     /// The parameter sets, at the end of the run.
     public var end: ((ParameterSetStore?) -> Void)?
+    /// Each KLV local set (MISB ST 0601) of the stream's metadata.
+    public var metadata: ((PlatformMetadata) -> Void)?
     public init() {}
 }

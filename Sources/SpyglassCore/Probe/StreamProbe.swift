@@ -34,6 +34,11 @@ public struct StreamProbe: Sendable {
         public var seiPayloadTypes: [String: Int] = [:]
         /// Access units with an ST 0604 precision time stamp.
         public var timestamped = 0
+        /// Access units by where their capture time came from (`sei`, `rtcp`, `klv`).
+        public var captureSources: [String: Int] = [:]
+        /// KLV local sets (MISB ST 0601) read, and the last one's position and heading.
+        public var klvLocalSets = 0
+        public var platform: PlatformMetadata?
         public var parameterSetChanges: [String] = []
         public var bytes = 0
         public var durationSeconds = 0.0
@@ -65,6 +70,14 @@ public struct StreamProbe: Sendable {
     private var idrAfterFirst = false
 
     public init() {}
+
+    /// Looks at one KLV local set of the stream's metadata.
+    public mutating func observe(metadata: PlatformMetadata) {
+        report.klvLocalSets += 1
+        var m = metadata
+        m.precisionTimeMicros = nil   // the position is what is shown; times are counted per access unit
+        if m != PlatformMetadata() { report.platform = m }
+    }
 
     /// Looks at one access unit (after the assembler).
     public mutating func observe(_ au: AccessUnit, store: ParameterSetStore) {
@@ -98,7 +111,10 @@ public struct StreamProbe: Sendable {
         if cra { afterCRA = true }
         if sawRASLAfterCRA { report.openGOP = true }
         sliceCounts.insert(slices)
-        if au.captureWallMicros != nil { report.timestamped += 1 }
+        if au.captureWallMicros != nil {
+            report.timestamped += 1
+            report.captureSources[au.captureSource.rawValue, default: 0] += 1
+        }
         if recovery { report.recoveryPoints += 1 }
         if au.isRandomAccessPoint {
             if let k = lastKeyframe { report.keyframeInterval.append(report.accessUnits - 1 - k); idrAfterFirst = true }
@@ -215,7 +231,12 @@ public struct StreamProbe: Sendable {
         add("B-frames", (r.bFrames ? "yes" : "no") + (r.reorderDepth.map { ", reorder depth \($0)" } ?? ", reorder depth not signalled"))
         add("SEI types", r.seiPayloadTypes.isEmpty ? "none" : r.seiPayloadTypes.keys.sorted { Int($0)! < Int($1)! }
             .map { "\($0)×\(r.seiPayloadTypes[$0]!)" }.joined(separator: ", "))
-        add("time stamps", r.timestamped > 0 ? "ST 0604 precision time stamp in \(r.timestamped) access units" : "none")
+        let names = ["sei": "ST 0604 precision time stamp SEI", "rtcp": "RTCP sender reports", "klv": "KLV Precision Time Stamp (ST 0601 tag 2)"]
+        add("time stamps", r.captureSources.isEmpty ? "none"
+            : r.captureSources.keys.sorted().map { "\(names[$0] ?? $0) in \(r.captureSources[$0]!) access units" }.joined(separator: "; "))
+        if r.klvLocalSets > 0 {
+            add("KLV (MISB ST 0601)", "\(r.klvLocalSets) local sets" + (r.platform?.positionText.map { "; platform \($0)" } ?? ""))
+        }
         add("bitrate", r.bitrateKbps.map { String(format: "%.0f kbit/s over %.1f s", $0, r.durationSeconds) } ?? "unknown")
         if let n = r.datagrams {
             add("datagrams", "\(n), \(r.datagramSizeMin ?? 0)–\(r.datagramSizeMax ?? 0) bytes (mean \(String(format: "%.0f", r.datagramSizeMean ?? 0)))"

@@ -13,6 +13,8 @@ public struct RTPReceiver {
         case unit(NALUnit)
         /// The marker bit: the access unit in progress is complete (RFC 6184 §5.1, RFC 7798 §4.1).
         case endOfAccessUnit(atMicros: UInt64)
+        /// The first packet of a new RTP timestamp (a new picture) of stream `ssrc`, before its units.
+        case timestamp(UInt32, ssrc: UInt32)
         /// Packets were lost: the access unit in progress is damaged.
         case loss(packets: Int)
         /// A new sender (SSRC change or sequence reset): start over.
@@ -170,6 +172,7 @@ public struct RTPReceiver {
         if let last = lastTimestamp, last != p.timestamp, !lastHadMarker {
             emit(.endOfAccessUnit(atMicros: arrivalMicros))
         }
+        if lastTimestamp != p.timestamp || lastHadMarker { emit(.timestamp(p.timestamp, ssrc: p.ssrc)) }
         lastTimestamp = p.timestamp
         lastHadMarker = p.marker
         if redetect, let c = RTPCodecDetector.decisive(p.payload) {

@@ -56,6 +56,8 @@ public struct ReceiverOptions: Sendable {
     public var maxPictureHeight = PictureSizeCap.default.height
     /// Senders accepted (`--allow-from`); empty = everyone.
     public var allowFrom: [AddressPrefix] = []
+    /// The MPEG-TS program or video PID to play (the source URL's `?program=`/`?pid=`).
+    public var mpegtsSelection = MPEGTSSelection()
     /// How RTP comes from an RTSP server (`--rtsp-transport`).
     public var rtspTransport: RTSPTransport = .auto
     /// UDP receive buffer to ask the kernel for, bytes.

@@ -44,6 +44,9 @@ public final class LiveSender: @unchecked Sendable {
     /// Packetize as RTP (RFC 6184 / RFC 7798) instead of raw Annex B (UDP only).
     /// Wrap access units in MPEG-TS (``MPEGTSMuxer``): 7 packets a datagram over UDP.
     public var mpegts = false
+    /// With ``mpegts``: a MISB ST 0601 local set before each access unit, with this position and
+    /// the capture instant as its Precision Time Stamp (tag 2), as STANAG 4609 drones send.
+    public var klv: PlatformMetadata?
     private var muxer: MPEGTSMuxer?
     public var rtp = false
     private var packetizer: RTPPacketizer?
@@ -120,12 +123,17 @@ public final class LiveSender: @unchecked Sendable {
 
     private func transmit(_ annexB: [UInt8], codec: VideoCodec, captureMicros: UInt64) {
         if mpegts {
-            if muxer == nil { muxer = MPEGTSMuxer(codec: codec) }
+            if muxer == nil { muxer = MPEGTSMuxer(codec: codec, klv: klv != nil ? .asynchronous : .none) }
             var scanner = AnnexBScanner()
             var key = false
             scanner.push(annexB, arrivalMicros: 0) { key = key || NALUnitHeader(codec: codec, bytes: $0.bytes)?.isRandomAccessPoint == true }
             scanner.flush(atMicros: 0, reason: .endOfStream) { key = key || NALUnitHeader(codec: codec, bytes: $0.bytes)?.isRandomAccessPoint == true }
-            let ts = muxer!.mux(annexB, pts90kHz: captureMicros * 9 / 100, keyframe: key, nowMicros: MonotonicClock.nowMicros())
+            let metadata = klv.map { m -> [UInt8] in
+                var m = m
+                m.precisionTimeMicros = captureMicros
+                return UASLocalSet.encode(m)
+            }
+            let ts = muxer!.mux(annexB, pts90kHz: captureMicros * 9 / 100, keyframe: key, nowMicros: MonotonicClock.nowMicros(), klv: metadata)
             guard sender.isDatagram else { sender.send(ts); return }
             // 7 packets (1316 bytes) a datagram, as encoders send TS over UDP.
             sender.sendDatagrams(stride(from: 0, to: ts.count, by: 1316).map { Array(ts[$0..<min($0 + 1316, ts.count)]) })

@@ -38,7 +38,7 @@ public final class StreamSender {
     public init(destination: SourceURL, mtu: Int = 1400) throws {
         self.mtu = max(16, min(mtu, UDPSource.maxDatagramBytes))
         label = destination.description
-        switch destination {
+        switch destination.transport {
         case .udp(let host, let port, let iface):
             isUDP = true
             let addrs = try SocketAddress.resolve(host: host ?? "127.0.0.1", port: port, socketType: Socket.datagram, passive: false)
@@ -73,7 +73,7 @@ public final class StreamSender {
             case .success(let s): listenFD = s
             case .failure(let f): throw SourceError.open("\(label): cannot listen: \(f.text)")
             }
-        case .file, .stdin, .rtsp:
+        case .file, .stdin, .rtsp, .selecting:
             throw SourceError.open("\(label): send needs udp:// or tcp://")
         }
     }

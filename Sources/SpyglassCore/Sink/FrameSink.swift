@@ -129,9 +129,7 @@ public enum PresentationStamps {
         if frame.isRepairNewest { return }   // its access unit was counted and logged when first shown
         metrics.add(.framesShown)
         let t = frame.timing
-        let stamped = t.captureWallMicros > 0 || t.captureSource == .clockOffset
-        metrics.noteShown(atMicros: t.presentedMicros, completion: t.completion?.rawValue,
-                          captureSource: stamped ? t.captureSource.rawValue : "none")
+        metrics.noteShown(atMicros: t.presentedMicros, completion: t.completion?.rawValue)
         if t.captureWallMicros > 0 && t.captureSource != .clockOffset {
             let presentedWall = Int64(bitPattern: t.presentedMicros) + MonotonicClock.wallMinusMonotonicMicros
             if presentedWall > Int64(bitPattern: t.captureWallMicros) {

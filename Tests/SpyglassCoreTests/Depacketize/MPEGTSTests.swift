@@ -6,8 +6,9 @@ import Glibc
 @testable import SpyglassCore
 
 /// MPEG-TS (ISO/IEC 13818-1) from ffmpeg's own muxer, as a file and over UDP and TCP: detected,
-/// demultiplexed, and every picture bit-exact; never scanned as Annex B.
-@Suite struct MPEGTSTests {
+/// demultiplexed, and every picture bit-exact; never scanned as Annex B. Serialized: two live
+/// ffmpeg senders at once on two cores leave idle gaps that end a raw TS picture early.
+@Suite(.serialized) struct MPEGTSTests {
     static func transportStream(codec: String = "libx264", frames: Int = 60) throws -> String {
         // Its own file per call: the tests run in parallel.
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ts-\(getpid())-\(UUID().uuidString).ts").path
@@ -74,6 +75,48 @@ import Glibc
         #expect(r.hashes == expected)
         #expect(Set(r.timings.map(\.completion)).isSubset(of: [.tsStuffing, .idleGap, .nextAccessUnit, .pesLength, .endOfStream]))
         #expect(r.timings.filter { $0.completion == .tsStuffing }.count > r.timings.count / 2, "ffmpeg stuffs the last packet of each PES: pictures end there, with no wait")
+    }
+
+    /// RTP with payload type 33 (RFC 2250) from ffmpeg's `rtp_mpegts` muxer: detected, each
+    /// payload into the TS demultiplexer, bit-exact against ffmpeg's framemd5 of the encoded
+    /// stream, and RTP loss counted (none on loopback).
+    @Test func rtpPayloadType33PlaysBitExact() throws {
+        let ts = try Self.transportStream()
+        let expected = try Self.expected(ts)
+        let udp = try UDPSource(host: "127.0.0.1", port: 0)
+        let port = udp.boundPort
+        var o = Harness.liveOptions(frames: expected.count, idleFlushMicros: 1_000)
+        o.timeoutSeconds = 5
+        let h = Harness(source: udp, options: o)
+        h.start()
+        let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-re", "-i", ts, "-c", "copy",
+                                                                 "-f", "rtp_mpegts", "rtp://127.0.0.1:\(port)"])
+        #expect(rc == 0, "\(err)")
+        let r = h.finish()
+        // ffmpeg's rtp_mpegts sends only whole 7-packet payloads: the TS packets left in its
+        // buffer at the end never go out, so the last picture arrives cut (and is shown damaged).
+        #expect(Array(r.hashes.prefix(expected.count - 1)) == Array(expected.prefix(expected.count - 1)))
+        #expect(r.damaged.dropLast().allSatisfy { !$0 } && r.summary.tsContinuityErrors == 0)
+        #expect(r.summary.rtp && r.summary.rtpPackets > 0 && r.summary.datagramsLost == 0 && r.summary.tsPackets > 0)
+    }
+
+    /// RTP/MP2T with packets missing: the RTP gaps are counted as loss and the pictures marked
+    /// damaged, clean again at the next IDR.
+    @Test func rtpPayloadType33LossIsCounted() throws {
+        let ts = try Self.transportStream()
+        let bytes = try Fixtures.bytes(ts)
+        let chunks = stride(from: 0, to: bytes.count, by: 7 * 188).map { Array(bytes[$0..<min(bytes.count, $0 + 7 * 188)]) }
+        let packets = chunks.enumerated().map { i, c in
+            RTPPacket.build(marker: false, payloadType: 33, sequenceNumber: UInt16(i), timestamp: UInt32(i * 100), ssrc: 33, payload: c)
+        }
+        var d = AutoDepacketizer(options: ReceiverOptions(), datagrams: true, idleFlushMicros: 0)
+        var damage = 0
+        for (i, p) in packets.enumerated() where i != 40 && i != 41 {
+            p.withUnsafeBytes { d.push($0, arrivalMicros: UInt64(i), truncated: false) { if case .damage = $0 { damage += 1 } } }
+        }
+        #expect(d.name == "rtp-mpegts")
+        #expect(d.counts[.packetsLost] == 2 && d.counts[.rtpPackets] == packets.count - 2)
+        #expect(damage >= 1)
     }
 
     /// A lost TS packet inside a picture: counted as a continuity error, the picture and the

@@ -8,6 +8,9 @@ import Foundation
 /// timeout; TEARDOWN on close. Delivers the RTP packets as datagrams, so the RTP path (marker
 /// bit, jitter buffer, loss counting) applies unchanged. Basic and Digest authentication;
 /// redirects; a server that goes away is reconnected with backoff.
+///
+/// RTCP (RFC 3550 §6) from the server, on the RTCP port (UDP) or interleaved channel 1 (TCP),
+/// is delivered in band too, for its sender reports; receiver reports go back the same way.
 public final class RTSPSource: ByteSource {
     public let label: String
     public let deliversInRealTime = true
@@ -23,7 +26,9 @@ public final class RTSPSource: ByteSource {
     private var transport: RTSPTransport = .udp
     private var control: RTSPControl?
     private var rtpFD: Int32 = -1
-    private var rtcpFD: Int32 = -1
+    /// The RTCP port over UDP; over TCP, the reporter for channel 1.
+    private var rtcpPort: RTCPPort?
+    private var interleavedReporter = ReceiverReporter()
     private var baseURL = ""
     private var trackURL = ""
     private var keepAliveMethod = "OPTIONS"
@@ -33,7 +38,7 @@ public final class RTSPSource: ByteSource {
     private var packetsSincePlay = 0
     private var reconnectAt: UInt64?
     private var backoffMicros: UInt64 = 500_000
-    /// RTCP packets (sender reports) seen; not used for timing yet.
+    /// RTCP packets received from the server (either transport).
     public private(set) var rtcpPackets = 0
 
     /// Connects and starts playing.
@@ -74,12 +79,17 @@ public final class RTSPSource: ByteSource {
         try readSDP(response.body)
         transport = mode
         var transportHeader = "RTP/AVP/TCP;unicast;interleaved=0-1"
+        var rtcpFD: Int32 = -1
         if mode == .udp {
             let (rtp, rtcp, port) = try Self.udpPair()
             rtpFD = rtp; rtcpFD = rtcp
             transportHeader = "RTP/AVP;unicast;client_port=\(port)-\(port + 1)"
         }
         let setup = try c.request("SETUP", trackURL, headers: [("Transport", transportHeader)])
+        if rtcpFD >= 0 {
+            rtcpPort = RTCPPort(fd: rtcpFD, destination: Self.serverRTCPAddress(setup, control: c.fd))
+        }
+        interleavedReporter = ReceiverReporter()
         try Self.check(setup, "SETUP", trackURL)
         if let s = setup.header("session") {
             let parts = s.split(separator: ";")
@@ -130,6 +140,30 @@ public final class RTSPSource: ByteSource {
         if control.lowercased().hasPrefix("rtsp://") { trackURL = control }
         else if control == "*" { trackURL = baseURL }
         else { trackURL = (baseURL.hasSuffix("/") ? baseURL : baseURL + "/") + control }
+    }
+
+    /// Where the server takes RTCP over UDP: its address on the control connection, at the second
+    /// port of the SETUP answer's `server_port=RTP-RTCP` (RFC 2326 §12.39). Nil when it gave none
+    /// (reports then go where its RTCP comes from).
+    private static func serverRTCPAddress(_ setup: RTSPResponse, control fd: Int32) -> [UInt8]? {
+        guard let transport = setup.header("transport"),
+              let ports = transport.split(separator: ";").first(where: { $0.hasPrefix("server_port=") }),
+              let rtcp = ports.dropFirst("server_port=".count).split(separator: "-").last.flatMap({ UInt16($0) }) else { return nil }
+        var peer = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let ok = withUnsafeMutablePointer(to: &peer) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) == 0 }
+        }
+        guard ok else { return nil }
+        switch Int32(peer.ss_family) {
+        case AF_INET:
+            withUnsafeMutablePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port = rtcp.bigEndian } }
+        case AF_INET6:
+            withUnsafeMutablePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port = rtcp.bigEndian } }
+        default:
+            return nil
+        }
+        return withUnsafeBytes(of: &peer) { Array($0.prefix(Int(length))) }
     }
 
     /// A UDP socket pair on consecutive ports, RTP even (RFC 3550 §11).
@@ -185,34 +219,56 @@ public final class RTSPSource: ByteSource {
         let deadline = MonotonicClock.nowMicros() + UInt64(max(0, timeoutMicros))
         while true {
             let left = Int(deadline) - Int(MonotonicClock.nowMicros())
-            guard let f = try c.readFrame(timeoutMicros: max(0, left)) else { return .timeout }
-            if f.channel == 1 { rtcpPackets += 1; continue }
+            guard let f = try c.readFrame(timeoutMicros: max(0, left)) else {
+                sendInterleavedReport(c)
+                return .timeout
+            }
+            let now = MonotonicClock.nowMicros()
+            if f.channel == 1 {
+                rtcpPackets += 1
+                f.payload.withUnsafeBytes { p in
+                    for sr in (try? RTCPPacket.senderReports(in: p)) ?? [] { interleavedReporter.observe(sr, arrivalMicros: now) }
+                }
+                return deliver(f.payload, buffer, rtp: false)
+            }
             guard f.channel == 0 else { continue }
+            f.payload.withUnsafeBytes { interleavedReporter.observeRTP($0, arrivalMicros: now) }
+            sendInterleavedReport(c)
             return deliver(f.payload, buffer)
         }
     }
 
+    /// A receiver report, when due, as an interleaved frame on channel 1 (RFC 2326 §10.12).
+    private func sendInterleavedReport(_ c: RTSPControl) {
+        guard let report = interleavedReporter.reportIfDue(nowMicros: MonotonicClock.nowMicros()) else { return }
+        let frame: [UInt8] = [0x24, 1, UInt8(report.count >> 8), UInt8(report.count & 0xFF)] + report
+        writeAll(c.fd, frame, sendFlags: Int32(MSG_NOSIGNAL))
+    }
+
     private func readUDP(_ c: RTSPControl, _ buffer: UnsafeMutableRawBufferPointer, _ timeoutMicros: Int) throws -> SourceEvent {
+        guard let rtcp = rtcpPort else { return .end }
         var fds = [pollfd(fd: rtpFD, events: Int16(POLLIN), revents: 0), pollfd(fd: c.fd, events: Int16(POLLIN), revents: 0),
-                   pollfd(fd: rtcpFD, events: Int16(POLLIN), revents: 0)]
+                   pollfd(fd: rtcp.fd, events: Int16(POLLIN), revents: 0)]
         let rc = poll(&fds, nfds_t(fds.count), Int32(max(0, timeoutMicros / 1000)))
+        rtcp.sendReportIfDue(nowMicros: MonotonicClock.nowMicros())
         if rc <= 0 { return noUDPYet() }
         if fds[1].revents != 0 {
             guard c.fill() else { throw SourceError.read("the RTSP server closed the connection") }
             while (try? c.readFrame(timeoutMicros: 0)) != nil {}   // drop keep-alive answers
         }
-        if fds[2].revents != 0 {
-            var scratch = [UInt8](repeating: 0, count: 2048)
-            _ = scratch.withUnsafeMutableBytes { Glibc.recv(rtcpFD, $0.baseAddress, $0.count, 0) }
+        if fds[2].revents != 0, let n = rtcp.receive(into: buffer, arrivalMicros: MonotonicClock.nowMicros()) {
             rtcpPackets += 1
+            return .data(count: n, arrivalMicros: MonotonicClock.nowMicros(), truncated: false)
         }
         guard fds[0].revents != 0 else { return noUDPYet() }
         let n = Glibc.recv(rtpFD, buffer.baseAddress, buffer.count, 0)
         guard n > 0 else { return .emptyDatagram }
+        let now = MonotonicClock.nowMicros()
+        rtcp.observeRTP(UnsafeRawBufferPointer(rebasing: buffer[..<n]), arrivalMicros: now)
         packetsSincePlay += 1
         counters.datagrams += 1
         counters.bytes += n
-        return .data(count: n, arrivalMicros: MonotonicClock.nowMicros(), truncated: false)
+        return .data(count: n, arrivalMicros: now, truncated: false)
     }
 
     /// With auto transport, no UDP packet a second after PLAY: the server's UDP does not reach
@@ -226,12 +282,15 @@ public final class RTSPSource: ByteSource {
         }
     }
 
-    private func deliver(_ payload: [UInt8], _ buffer: UnsafeMutableRawBufferPointer) -> SourceEvent {
+    /// Copies an interleaved frame out as a datagram; only RTP (`rtp`) counts as data received.
+    private func deliver(_ payload: [UInt8], _ buffer: UnsafeMutableRawBufferPointer, rtp: Bool = true) -> SourceEvent {
         let n = min(payload.count, buffer.count)
         payload.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: n) }
-        packetsSincePlay += 1
-        counters.datagrams += 1
-        counters.bytes += n
+        if rtp {
+            packetsSincePlay += 1
+            counters.datagrams += 1
+            counters.bytes += n
+        }
         return .data(count: n, arrivalMicros: MonotonicClock.nowMicros(), truncated: n < payload.count)
     }
 
@@ -239,7 +298,7 @@ public final class RTSPSource: ByteSource {
         if let c = control { c.post("TEARDOWN", baseURL) }
         control = nil
         if rtpFD >= 0 { Glibc.close(rtpFD); rtpFD = -1 }
-        if rtcpFD >= 0 { Glibc.close(rtcpFD); rtcpFD = -1 }
+        rtcpPort = nil
     }
 
     public func close() { teardown() }

@@ -15,8 +15,9 @@ import Testing
             m.observe(.receiverAdded, micros: 800 + UInt64(k))
             m.observe(.decode, micros: 600)
             if let g = g2gMillis { m.observe(.glassToGlass, micros: UInt64(g * 1000)) }
-            m.noteShown(atMicros: 1_000_000 + UInt64(k) * 33_000, completion: "marker", captureSource: g2gMillis == nil ? "none" : "sei")
+            m.noteShown(atMicros: 1_000_000 + UInt64(k) * 33_000, completion: "marker")
         }
+        if g2gMillis != nil { m.setCaptureSource("sei") }
         let after = m.snapshot()
         return FeedOverlay.Inputs(snapshot: after, rates: FeedRates(from: before, to: after, seconds: 1), frameAgeMillis: 12)
     }

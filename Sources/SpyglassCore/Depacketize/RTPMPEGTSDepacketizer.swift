@@ -1,0 +1,63 @@
+/// MPEG-TS carried in RTP with the static payload type 33 (RFC 2250 §2; RFC 3551 Table 5), as
+/// `ffmpeg -f rtp_mpegts` and broadcast encoders send it: the RTP layer (``SequenceTracker``)
+/// counts loss, duplicates and restarts, and the payload, a whole number of 188-byte TS packets,
+/// goes on into the ``MPEGTSDepacketizer`` (whose continuity counters mark the damage).
+public struct RTPMPEGTSDepacketizer: Depacketizer {
+    public var name: String { "rtp-mpegts" }
+    /// RTP payload type of MPEG-2 transport streams (RFC 3551 §6, Table 5).
+    public static let payloadType: UInt8 = 33
+    private var ts: MPEGTSDepacketizer
+    private var tracker = SequenceTracker()
+    private var packets = 0
+    private var notRTP = 0
+
+    /// The idle flush for TS in RTP, µs: at least 50 ms, a last resort only. RTP senders pace
+    /// their packets (ffmpeg's `rtp_mpegts` spreads a picture's packets over milliseconds), and
+    /// the PES rules (length, stuffing, next start) end pictures without waiting.
+    /// - Parameter idle: the source's idle-flush time, µs (0: off).
+    public static func idleFlushMicros(_ idle: Int) -> Int { idle > 0 ? max(idle, 50_000) : 0 }
+
+    /// - Parameter ts: the demultiplexer the payloads go into.
+    public init(ts: MPEGTSDepacketizer) { self.ts = ts }
+
+    public var codec: VideoCodec? { ts.codec }
+
+    /// True when a datagram is RTP (version 2) with payload type 33 whose payload starts with a
+    /// TS sync byte (0x47).
+    public static func looksLikeRTPMPEGTS(_ d: ArraySlice<UInt8>) -> Bool {
+        guard d.count >= 12 + 188, d[d.startIndex] >> 6 == 2, d[d.startIndex + 1] & 0x7F == payloadType else { return false }
+        let payload = d.startIndex + 12 + 4 * Int(d[d.startIndex] & 0x0F)
+        return payload < d.endIndex && d[payload] == 0x47
+    }
+
+    public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool,
+                              emit: (DepacketizerEvent) -> Void) {
+        guard let p = try? RTPPacket(datagram: Array(chunk.bindMemory(to: UInt8.self))[...]), p.payloadType == Self.payloadType else {
+            notRTP += 1
+            return
+        }
+        switch tracker.observe(ssrc: p.ssrc, sequenceNumber: p.sequenceNumber) {
+        case .drop: return
+        case .restart: emit(.restart(reason: String(format: "sender restart (SSRC %08x, sequence %d)", p.ssrc, p.sequenceNumber)))
+        case .accept(let gap): if gap > 0 { emit(.damage(lostPackets: gap)) }
+        }
+        packets += 1
+        p.payload.withUnsafeBytes { ts.push($0, arrivalMicros: arrivalMicros, truncated: truncated, emit: emit) }
+    }
+
+    public func pollTimeoutMicros(default pollMicros: Int) -> Int { ts.pollTimeoutMicros(default: pollMicros) }
+    public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) { ts.tick(nowMicros: nowMicros, emit: emit) }
+    public mutating func finish(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) { ts.finish(nowMicros: nowMicros, emit: emit) }
+
+    public var counts: [Metric: Int] {
+        var c = ts.counts
+        let s = tracker.counters
+        c[.rtpPackets, default: 0] += packets
+        c[.notRTP, default: 0] += notRTP
+        c[.packetsLost, default: 0] += s.lost
+        c[.packetsReordered, default: 0] += s.reordered
+        c[.packetsDuplicated, default: 0] += s.duplicates
+        c[.ssrcChanges, default: 0] += s.ssrcChanges
+        return c
+    }
+}

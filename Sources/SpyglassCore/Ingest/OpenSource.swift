@@ -22,5 +22,9 @@ public func openSource(_ url: SourceURL, options: ReceiverOptions) throws -> Byt
         return StreamFDSource.stdin()
     case .rtsp(let u):
         return try RTSPSource(url: u, transport: options.rtspTransport)
+    case .srt(let u):
+        let s = try SRTSource(url: u)
+        Log.info(u.mode == .caller ? "\(s.label): connected" : "\(s.label): waiting for a caller on port \(s.listeningPort)")
+        return s
     }
 }

@@ -7,6 +7,7 @@
 /// | `tcp://HOST:PORT` | connect to a sender |
 /// | `tcp://[ADDR]:PORT?listen` | accept a sender that connects to us |
 /// | `rtsp://[USER:PASS@]HOST[:PORT]/PATH[?QUERY]` | an RTSP camera or server (RFC 2326) |
+/// | `srt://[HOST]:PORT[?mode=…&latency=MS&passphrase=…]` | SRT carrying MPEG-TS (see ``SRTURL``) |
 /// | a path | read the file |
 /// | `-` | standard input |
 public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
@@ -16,6 +17,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
     case file(path: String)
     case stdin
     case rtsp(RTSPURL)
+    case srt(SRTURL)
 
     /// Errors for a SOURCE that cannot be understood.
     public enum ParseError: Error, Equatable, CustomStringConvertible {
@@ -23,7 +25,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         case badAddress(String)
         public var description: String {
             switch self {
-            case .unknownScheme(let s): return "unknown URL scheme '\(s)' (use udp://, tcp://, rtsp://, a file path or -)"
+            case .unknownScheme(let s): return "unknown URL scheme '\(s)' (use udp://, tcp://, rtsp://, srt://, a file path or -)"
             case .badAddress(let s): return "bad address '\(s)' (expected HOST:PORT with PORT 1-65535)"
             }
         }
@@ -36,6 +38,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
         // The camera's own URL passes through untouched (its query is the camera's).
         if scheme == "rtsp" { self = .rtsp(try RTSPURL(parsing: text)); return }
+        if scheme == "srt" { self = .srt(try SRTURL(parsing: text)); return }
         var rest = String(text[schemeEnd.upperBound...])
         var query = ""
         if let q = rest.firstIndex(of: "?") { query = String(rest[rest.index(after: q)...]); rest = String(rest[..<q]) }
@@ -60,7 +63,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    private static func hostPort(_ s: String, original: String) throws -> (String?, UInt16) {
+    static func hostPort(_ s: String, original: String) throws -> (String?, UInt16) {
         // [v6]:port, host:port, :port
         var host: Substring
         var portText: Substring
@@ -81,7 +84,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
 
     /// True for sources that deliver in real time (sockets), as opposed to files and stdin.
     public var deliversInRealTime: Bool {
-        switch self { case .udp, .tcpConnect, .tcpListen, .rtsp: return true; case .file, .stdin: return false }
+        switch self { case .udp, .tcpConnect, .tcpListen, .rtsp, .srt: return true; case .file, .stdin: return false }
     }
 
     public var description: String {
@@ -92,6 +95,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         case .file(let path): return path
         case .stdin: return "stdin"
         case .rtsp(let u): return u.requestURL
+        case .srt(let u): return u.description
         }
     }
 }

@@ -358,8 +358,7 @@ final class FeedLoop {
     private func senderLeft(_ now: UInt64) {
         depacketizer.finish(nowMicros: now) { events.append($0) }
         metrics.add(.disconnects)
-        let listening = (source as? TCPSource)?.listeningPort ?? 0 > 0
-        Log.info("\(source.label): sender disconnected; \(listening ? "waiting for the next one" : "reconnecting")")
+        Log.info("\(source.label): sender disconnected; \(source.acceptsNextSender ? "waiting for the next one" : "reconnecting")")
         live = false
         status.set(.reconnecting)
     }
@@ -389,6 +388,7 @@ final class FeedLoop {
         metrics.publish(group: "source", [.datagrams: s.datagrams, .bytes: s.bytes, .emptyDatagrams: s.emptyDatagrams,
                                           .truncatedDatagrams: s.truncatedDatagrams, .connections: s.connections,
                                           .disallowed: s.disallowed])
+        if let l = s.srt { publishSRT(l) }
         metrics.publish(group: "depacketizer", depacketizer.counts)
         metrics.publish(group: "assembly", stage.counts)
         metrics.publish(group: "gate", gate.counts)
@@ -397,6 +397,13 @@ final class FeedLoop {
         }
         if let f = stage.parameterSets?.latestFormat { metrics.setFormat(codec: nil, format: "\(f.codec.displayName) \(f)") }
         if depacketizer.name != "auto" { metrics.setTransport(depacketizer.name) }
+    }
+
+    /// SRT's statistics: its counts, and its drops (too late to play: their bytes never come) as loss.
+    private func publishSRT(_ l: SRTStatistics) {
+        metrics.publish(group: "srt", [.srtPacketsLost: l.packetsLost, .srtPacketsRetransmitted: l.packetsRetransmittedReceived,
+                                       .srtPacketsDropped: l.packetsDroppedReceiving, .packetsLost: l.packetsDroppedReceiving])
+        metrics.setSRT(l)
     }
 
     private static func isPipe(_ s: ByteSource) -> Bool {

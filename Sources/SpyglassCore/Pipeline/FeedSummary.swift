@@ -99,6 +99,9 @@ public struct FeedSummary: Codable, Sendable {
     public var tsPackets = 0
     public var tsContinuityErrors = 0
     public var tsPacketsDropped = 0
+    /// SRT's own statistics of the link (RTT, latency, loss, retransmissions, drops), for an SRT
+    /// source. Its drops are also in ``datagramsLost``.
+    public var srt: SRTStatistics?
     /// Cut NAL units put back whole (their pictures decoded again), and those that could not be.
     public var repairs = 0
     public var repairsFailed = 0
@@ -123,6 +126,7 @@ public struct FeedSummary: Codable, Sendable {
         parameterSetChanges = m.parameterSetChanges
         rtp = m.transport == "rtp"
         captureClock = m.clockStatus
+        srt = m.srt
         repairs = m[.repairs]; repairsFailed = m[.repairsFailed]
         tsPackets = m[.tsPackets]; tsContinuityErrors = m[.tsContinuityErrors]; tsPacketsDropped = m[.tsPacketsDropped]
         datagrams = m[.datagrams]; bytes = m[.bytes]; emptyDatagrams = m[.emptyDatagrams]
@@ -156,6 +160,7 @@ public struct FeedSummary: Codable, Sendable {
         if let d = decodeMillisP50 { s += String(format: "; decode p50 %.2f ms", d) }
         var extra: [String] = []
         if tsPackets > 0 { extra.append("MPEG-TS: \(tsPackets) packets, \(tsContinuityErrors) continuity errors" + (tsPacketsDropped > 0 ? ", \(tsPacketsDropped) dropped" : "")) }
+        if let l = srt { extra.append(Self.srtText(l)) }
         if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated"
                               + (ssrcChanges > 0 ? ", \(ssrcChanges) SSRC changes" : "")) }
         if notRTP > 0 { extra.append("\(notRTP) not RTP") }
@@ -179,5 +184,12 @@ public struct FeedSummary: Codable, Sendable {
         if let c = captureClock { extra.append("capture clock: \(c)") }
         if !extra.isEmpty { s += " (" + extra.joined(separator: ", ") + ")" }
         return s
+    }
+
+    /// "SRT: RTT 0.12 ms, latency 20 ms, 3 lost, 3 retransmitted, 0 dropped".
+    static func srtText(_ l: SRTStatistics) -> String {
+        String(format: "SRT: RTT %.2f ms, latency %d ms, %d lost, %d retransmitted, %d dropped", l.roundTripMillis,
+               l.latencyMillis, l.packetsLost, l.packetsRetransmittedReceived, l.packetsDroppedReceiving)
+        + (l.packetsUndecrypted > 0 ? ", \(l.packetsUndecrypted) undecryptable" : "")
     }
 }

@@ -11,6 +11,10 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     case idleFlushes = "idle_flushes", cutNALUnits = "cut_nal_units"
     // MPEG-TS depacketizer.
     case tsPackets = "ts_packets", tsContinuityErrors = "ts_continuity_errors", tsPacketsDropped = "ts_packets_dropped"
+    // SRT (libsrt's statistics): packets found missing (most come back retransmitted),
+    // retransmitted packets received, packets dropped too late to play (also counted as lost).
+    case srtPacketsLost = "srt_packets_lost", srtPacketsRetransmitted = "srt_packets_retransmitted"
+    case srtPacketsDropped = "srt_packets_dropped"
     // RTP depacketizer.
     case rtpPackets = "rtp_packets", notRTP = "not_rtp", packetsLost = "packets_lost"
     case packetsReordered = "packets_reordered", packetsDuplicated = "packets_duplicated"

@@ -26,6 +26,8 @@ public final class MetricsRegistry: Sendable {
         /// When the newest picture was shown, monotonic µs (nil before the first).
         public var lastShownMicros: UInt64?
         public var parameterSetChanges: [String] = []
+        /// SRT's statistics of the link, for an SRT source.
+        public var srt: SRTStatistics?
         /// Counter value (0 when never counted).
         public subscript(_ m: Metric) -> Int { counters[m] ?? 0 }
     }
@@ -41,6 +43,7 @@ public final class MetricsRegistry: Sendable {
         var clockStatus: String?
         var lastShownMicros: UInt64?
         var changes: [String] = []
+        var srt: SRTStatistics?
     }
     private let state = Mutex(State())
 
@@ -94,6 +97,11 @@ public final class MetricsRegistry: Sendable {
         state.withLock { $0.transport = name }
     }
 
+    /// Sets SRT's statistics of the link (RTT and latency are read from here as gauges).
+    public func setSRT(_ statistics: SRTStatistics) {
+        state.withLock { $0.srt = statistics }
+    }
+
     /// Adds a parameter-set change line (an SPS changed under the same id).
     public func noteParameterSetChange(_ line: String) {
         // Kept to the latest 100 (a sender flipping parameter sets would grow it for ever).
@@ -128,6 +136,7 @@ public final class MetricsRegistry: Sendable {
             out.clockStatus = s.clockStatus
             out.lastShownMicros = s.lastShownMicros
             out.parameterSetChanges = s.changes
+            out.srt = s.srt
             return out
         }
     }

@@ -17,6 +17,8 @@ final class FeedLoop {
     private let status: FeedStatus
 
     private var depacketizer: any Depacketizer
+    /// The idle time that ends a unit on this source, µs (0: never; files).
+    private let idleFlushMicros: Int
     private var stage: AccessUnitStage
     private var gate: DecodeGate
     private var decoder: (any VideoDecoding)?
@@ -62,8 +64,8 @@ final class FeedLoop {
         self.status = status
         let paced = !source.deliversInRealTime && !options.untimed
         // A pipe is fed live by another program: its idle gaps end pictures too. A file's never do.
-        let idle = source.deliversInRealTime || Self.isPipe(source) ? options.idleFlushMicros : 0
-        depacketizer = AutoDepacketizer(options: options, datagrams: source.deliversDatagrams, idleFlushMicros: idle)
+        idleFlushMicros = source.deliversInRealTime || Self.isPipe(source) ? options.idleFlushMicros : 0
+        depacketizer = AutoDepacketizer(options: options, datagrams: source.deliversDatagrams, idleFlushMicros: idleFlushMicros)
         stage = AccessUnitStage(options: options)
         gate = DecodeGate(joinTimeoutMicros: options.joinTimeoutMicros, pacing: paced ? .paced(fps: options.fps) : .live)
     }
@@ -103,6 +105,7 @@ final class FeedLoop {
             case .disconnected:
                 senderLeft(now)
             case .connected:
+                newDepacketizer()
                 restart("\(source.label): new sender connected")
                 lastDataMicros = now
             }
@@ -352,6 +355,14 @@ final class FeedLoop {
         gate.restart(atMicros: MonotonicClock.nowMicros())
         live = false
         status.set(.waitingForPicture)
+    }
+
+    /// A new connection starts the byte stream over: no continuity counter, partial packet or
+    /// framing of the last sender's carries over to it (its counts stay in the totals).
+    private func newDepacketizer() {
+        publish()
+        metrics.retire(group: "depacketizer")
+        depacketizer = AutoDepacketizer(options: options, datagrams: source.deliversDatagrams, idleFlushMicros: idleFlushMicros)
     }
 
     /// The byte stream broke off: what is pending is complete; the next sender starts over.

@@ -34,6 +34,8 @@ public final class SRTSource: ByteSource {
     /// A caller's connection attempt in progress.
     private var connecting: SRTSocket?
     private var base = SourceCounters()
+    /// While a broken connection is read to its end: until when, µs.
+    private var drainUntilMicros: UInt64?
     private var past = SRTStatistics()
     /// The current connection's statistics, read at most every ``statisticsMicros`` while data
     /// flows (libsrt forgets them once the connection breaks).
@@ -94,6 +96,7 @@ public final class SRTSource: ByteSource {
         guard let s = stream else { return listener != nil ? acceptNext(timeoutMicros) : reconnect(timeoutMicros) }
         var n = s.receive(into: buffer)
         if n == 0 && s.wait(timeoutMicros: timeoutMicros) != 0 { n = s.receive(into: buffer) }
+        if n == nil { n = drain(s, timeoutMicros) }
         switch n {
         case .some(0): return .timeout
         case .some(let count):
@@ -106,6 +109,19 @@ public final class SRTSource: ByteSource {
             peerLeft(s)
             return .disconnected
         }
+    }
+
+    /// The connection broke, but what arrived before is still held for its play time (a sender
+    /// that closes at once leaves up to one latency of data there): read it as it falls due,
+    /// for the latency and a little more, before the peer counts as gone.
+    /// - Returns: a message's length, 0 while draining, nil when nothing more will come.
+    private func drain(_ s: SRTSocket, _ timeoutMicros: Int) -> Int? {
+        let now = MonotonicClock.nowMicros()
+        let deadline = drainUntilMicros ?? now + UInt64(max(url.latencyMillis, latest.latencyMillis) + 20) * 1000
+        drainUntilMicros = deadline
+        guard now < deadline else { drainUntilMicros = nil; return nil }
+        MonotonicClock.sleep(untilMicros: min(deadline, now + UInt64(min(max(0, timeoutMicros), 1_000))))
+        return 0
     }
 
     /// The connection broke: keep its statistics, then wait for the next one.

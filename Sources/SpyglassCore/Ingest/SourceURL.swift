@@ -87,6 +87,9 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         switch self { case .udp, .tcpConnect, .tcpListen, .rtsp, .srt: return true; case .file, .stdin: return false }
     }
 
+    /// True for `srt://`.
+    public var isSRT: Bool { if case .srt = self { return true } else { return false } }
+
     public var description: String {
         switch self {
         case .udp(let h, let p, let i): return "udp://\(h.map { $0.contains(":") ? "[\($0)]" : $0 } ?? ""):\(p)" + (i.map { "?iface=\($0)" } ?? "")

@@ -98,6 +98,23 @@ final class SRTSendLink {
     /// SRT's statistics over every connection so far (retransmissions sent, drops …).
     var statistics: SRTStatistics { stream?.statistics.map { past + $0 } ?? past }
 
+    /// Lets the receiver play out what is in flight, then closes: waits (at most 2 s) until
+    /// every packet is acknowledged, then for the receiver's latency. A live-mode socket closed
+    /// at once (libsrt's default `SRTO_LINGER` 0 in live mode) loses the stream's last
+    /// latency's worth of pictures at a receiver that does not read a broken connection to its end.
+    func finish() {
+        if let s = stream {
+            let deadline = MonotonicClock.nowMicros() + 2_000_000
+            while let l = s.statistics, l.packetsUnacknowledged > 0, MonotonicClock.nowMicros() < deadline {
+                MonotonicClock.sleep(untilMicros: MonotonicClock.nowMicros() + 1_000)
+            }
+            let latency = UInt64(max(url.latencyMillis, s.statistics?.peerLatencyMillis ?? 0))
+            MonotonicClock.sleep(untilMicros: MonotonicClock.nowMicros() + (latency + 20) * 1000)
+            past = statistics
+        }
+        close()
+    }
+
     /// Closes every socket. Safe to call twice.
     func close() {
         stream?.close()

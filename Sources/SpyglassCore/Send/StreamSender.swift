@@ -183,6 +183,13 @@ public final class StreamSender {
     /// SRT's statistics of the link (retransmissions sent, drops), for an SRT destination.
     public var srtStatistics: SRTStatistics? { srt?.statistics }
 
+    /// Ends the stream: an SRT receiver first plays out what is in flight (up to 2 s and its
+    /// latency); then the sockets close.
+    public func finish() {
+        srt?.finish()
+        close()
+    }
+
     /// Closes the sockets.
     public func close() {
         srt?.close()

@@ -19,6 +19,10 @@ public struct SRTStatistics: Equatable, Sendable, Codable {
     /// send at the sender (`pktSndDropTotal`). A receiver's drops are loss: their bytes never come.
     public var packetsDroppedReceiving = 0
     public var packetsDroppedSending = 0
+    /// Sender: packets sent and not yet acknowledged (`pktSndBuf`), and the latency the
+    /// receiver plays them out with, ms (`msSndTsbPdDelay`).
+    public var packetsUnacknowledged = 0
+    public var peerLatencyMillis = 0
     /// Packets that could not be decrypted (`pktRcvUndecryptTotal`): a key mismatch.
     public var packetsUndecrypted = 0
 
@@ -36,6 +40,8 @@ public struct SRTStatistics: Equatable, Sendable, Codable {
         packetsDroppedReceiving = Int(s.pktRcvDropTotal)
         packetsDroppedSending = Int(s.pktSndDropTotal)
         packetsUndecrypted = Int(s.pktRcvUndecryptTotal)
+        packetsUnacknowledged = Int(s.pktSndBuf)
+        peerLatencyMillis = Int(s.msSndTsbPdDelay)
     }
 
     /// The totals of two connections one after the other (a reconnect): counts add, the RTT and

@@ -52,15 +52,19 @@ public final class SRTSource: ByteSource {
     /// - Throws: ``SourceError/open(_:)``: the host does not resolve, the port is in use, the
     ///   listener did not answer, or refused us ("wrong passphrase (SRT_REJ_BADSECRET …)").
     public init(url: SRTURL) throws {
-        self.url = url
-        label = url.description
         switch url.mode {
         case .listener:
             let l = try SRTSocket(url)
-            try l.listen(host: url.host, port: url.port, label: label)
+            try l.listen(host: url.host, port: url.port, label: url.description)
             listeningPort = l.localPort
             listener = l
+            var bound = url
+            bound.port = listeningPort
+            self.url = bound
+            label = bound.description
         case .caller:
+            self.url = url
+            label = url.description
             let s = try startCall()
             guard s.wait(timeoutMicros: Self.firstConnectMicros) & Int32(SRT_EPOLL_OUT.rawValue) != 0,
                   s.state == SRTS_CONNECTED else {

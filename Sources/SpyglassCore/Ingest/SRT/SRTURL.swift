@@ -32,6 +32,15 @@ public struct SRTURL: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// An SRT endpoint from its parts (port 0 lets a listener take any free port).
+    public init(host: String?, port: UInt16, mode: Mode, latencyMillis: Int = Self.defaultLatencyMillis, passphrase: String? = nil) {
+        self.host = host
+        self.port = port
+        self.mode = mode
+        self.latencyMillis = latencyMillis
+        self.passphrase = passphrase
+    }
+
     /// Parses an `srt://` URL.
     /// - Throws: ``SourceURL/ParseError/badAddress(_:)`` for a bad HOST:PORT;
     ///   ``ParseError/badParameter(_:)`` for an unknown parameter, a latency out of range, a

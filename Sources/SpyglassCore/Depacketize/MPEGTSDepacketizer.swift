@@ -11,6 +11,9 @@
 ///   filled with adaptation-field stuffing (muxers stuff only a PES's last packet; a sender that
 ///   shows otherwise loses this rule), the next PES start (`payload_unit_start_indicator`), an
 ///   idle input (live), the end of input.
+/// - An idle end that more of the same PES follows (a pause inside a picture: a relay, a
+///   congested link) doubles the idle time, up to 50 ms, as for raw Annex B; the picture that
+///   went out without its tail is damaged.
 /// - `continuity_counter` gaps on the video PID (§2.4.3.3) mark the access unit damaged and are
 ///   counted as TS loss; a repeated counter (a duplicate packet) is dropped.
 public struct MPEGTSDepacketizer: Depacketizer {
@@ -26,13 +29,17 @@ public struct MPEGTSDepacketizer: Depacketizer {
     private var inPES = false
     private var pesBytesLeft: Int?
     private var pesHeaderPending: [UInt8] = []
-    private let idleFlushMicros: Int
+    /// The idle time in force, µs (raised when it ended a PES too early).
+    private var idleFlushMicros: Int
+    /// Largest idle time learning may reach, µs.
+    static let maxIdleFlushMicros = 50_000
     private var lastDataMicros: UInt64 = 0
     private var counters: [Metric: Int] = [:]
     private var saidStreams = false
     /// Whether a stuffed packet ends the PES (until this sender shows it stuffs inside one).
     private var trustsStuffing = true
     private var lastEndedByStuffing = false
+    private var lastEndedByIdle = false
 
     /// - Parameters:
     ///   - maxUnitBytes: cap on one NAL unit, bytes.
@@ -216,6 +223,7 @@ public struct MPEGTSDepacketizer: Depacketizer {
                 emit(.note("MPEG-TS: this sender stuffs packets inside a PES; access units now end at the next PES start or an idle gap"))
                 emit(.damage(lostPackets: 1))
             }
+            if lastEndedByIdle { idleEndedTooEarly(emit) }
             return   // joined in the middle of a PES: wait for the next start
         }
         if let left = pesBytesLeft { data = data.prefix(max(0, left)); pesBytesLeft = left - data.count }
@@ -248,8 +256,20 @@ public struct MPEGTSDepacketizer: Depacketizer {
         return Int(length) > needed
     }
 
+    /// More of a PES that an idle gap had ended: the sender (or the link) pauses inside a
+    /// picture. Wait twice as long from now on; the picture went on without this tail.
+    private mutating func idleEndedTooEarly(_ emit: (DepacketizerEvent) -> Void) {
+        lastEndedByIdle = false
+        counters[.cutNALUnits, default: 0] += 1
+        emit(.damage(lostPackets: 1))
+        guard idleFlushMicros < Self.maxIdleFlushMicros else { return }
+        idleFlushMicros = min(Self.maxIdleFlushMicros, idleFlushMicros * 2)
+        emit(.note("MPEG-TS: a pause inside a picture ended it early; pictures now end after \(idleFlushMicros / 1000) ms idle"))
+    }
+
     private mutating func endPES(_ rule: AccessUnit.Completion, atMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
         lastEndedByStuffing = rule == .tsStuffing
+        lastEndedByIdle = rule == .idleGap
         scanner.flush(atMicros: atMicros, reason: .endOfStream) { emit(.unit($0)) }
         emit(.accessUnitEnd(rule, atMicros: atMicros))
         inPES = false

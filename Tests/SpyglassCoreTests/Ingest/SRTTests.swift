@@ -102,6 +102,42 @@ import Glibc
         #expect(r.summary.connections == 2 && r.summary.disconnects >= 1)
     }
 
+    /// A listener that refused a caller's passphrase says so in one line and keeps waiting.
+    @Test func aListenerSaysItRefusedACallersPassphrase() throws {
+        let ts = try MPEGTSTests.transportStream()
+        let port = try Sender.freeUDPPort()
+        let spyglass = try Fixtures.start(Fixtures.spyglassBinary, ["play", "srt://:\(port)?passphrase=correct-horse",
+                                                                    "--display", "none", "--timeout", "3"])
+        defer { spyglass.process.terminate() }
+        try #require(Wait.until { Fixtures.udpPortIsBound(port) }, "spyglass listens within 10 s")
+        let (rc, _, _) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-i", ts, "-c", "copy", "-f", "mpegts",
+                                                              "srt://127.0.0.1:\(port)?passphrase=battery-staple"], timeoutSeconds: 60)
+        #expect(rc != 0, "ffmpeg was refused")
+        let (_, err) = spyglass.wait()
+        let refused = err.split(separator: "\n").filter { $0.contains("refused") }
+        #expect(refused.count == 1 && refused[0].contains("srt: a caller was refused") && refused[0].contains("Incorrect passphrase"), "\(err)")
+        #expect(!err.contains("SRT.cn"), "libsrt's own log stays out of stderr")
+    }
+
+    /// A listener whose caller leaves takes the next one; both streams play bit-exact.
+    @Test func aListenerAcceptsTheNextCaller() throws {
+        let ts = try MPEGTSTests.transportStream(frames: 45)
+        let expected = try MPEGTSTests.expected(ts)
+        let port = try Sender.freeUDPPort()
+        var o = Harness.liveOptions(frames: 2 * expected.count, idleFlushMicros: 1_000)
+        o.timeoutSeconds = 20
+        let h = Harness(source: try SRTSource(url: try SRTURL(parsing: "srt://127.0.0.1:\(port)?mode=listener")), options: o)
+        h.start()
+        let first = try Self.ffmpegSend(ts, "srt://127.0.0.1:\(port)?mode=caller")
+        #expect(first.wait().0 == 0)
+        #expect(Wait.until(timeoutSeconds: 20) { h.pipeline.state == .reconnecting }, "the feed shows it waits for the next caller")
+        let second = try Self.ffmpegSend(ts, "srt://127.0.0.1:\(port)?mode=caller")
+        defer { second.process.terminate() }
+        let r = h.finish()
+        #expect(r.hashes == expected + expected)
+        #expect(r.summary.connections == 2)
+    }
+
     @Test func urlDefaultsAndErrors() throws {
         let caller = try SRTURL(parsing: "srt://cam.local:9000")
         #expect(caller.mode == .caller && caller.latencyMillis == 20 && caller.passphrase == nil)

@@ -138,6 +138,48 @@ import Glibc
         #expect(r.summary.connections == 2)
     }
 
+    /// ffmpeg calls a Spyglass listener through tools/impair (both ways: SRT's ACKs and NAKs come
+    /// back), which drops 5 % of the packets on their way.
+    static func playThroughLoss(latencyMillis: Int, loss: String, ts: String, frames: Int) throws -> Harness.Result {
+        let port = try Sender.freeUDPPort()
+        let source = try SRTSource(url: try SRTURL(parsing: "srt://127.0.0.1:\(port)?mode=listener&latency=\(latencyMillis)"))
+        let proxy = Process()
+        proxy.executableURL = Fixtures.root.appendingPathComponent("tools/impair")
+        proxy.arguments = ["--listen", "0", "--to", "127.0.0.1:\(port)", "--loss", loss, "--seed", "7", "--bidirectional"]
+        let out = Pipe()
+        proxy.standardOutput = out
+        try Fixtures.launch(proxy)
+        defer { if proxy.isRunning { proxy.terminate() }; proxy.waitUntilExit() }
+        let first = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        let json = try JSONSerialization.jsonObject(with: Data(first.prefix { $0 != "\n" }.utf8)) as? [String: Int]
+        let proxyPort = try #require(json?["listening"], "tools/impair printed its port: \(first)")
+        let ffmpeg = try Self.ffmpegSend(ts, "srt://127.0.0.1:\(proxyPort)?mode=caller&latency=\(latencyMillis * 1000)")
+        defer { ffmpeg.process.terminate() }
+        return Self.play(source, frames: frames)
+    }
+
+    /// With 120 ms of latency SRT finds the lost packets missing and the sender retransmits them
+    /// in time: SRT's statistics say so, and every picture is bit-exact.
+    @Test func srtRetransmitsWhatALossyLinkDrops() throws {
+        let ts = try MPEGTSTests.transportStream()
+        let expected = try MPEGTSTests.expected(ts)
+        let r = try Self.playThroughLoss(latencyMillis: 120, loss: "0.05", ts: ts, frames: expected.count)
+        #expect(r.hashes == expected)
+        let srt = try #require(r.summary.srt)
+        #expect(srt.packetsLost > 0 && srt.packetsRetransmittedReceived > 0, "\(srt)")
+    }
+
+    /// With no latency at all a lost packet is given up as soon as the next one is due: SRT's
+    /// drops are counted as loss, their TS gaps as continuity errors, their pictures damaged.
+    @Test func srtDropsAreLoss() throws {
+        let ts = try MPEGTSTests.transportStream()
+        let r = try Self.playThroughLoss(latencyMillis: 0, loss: "0.1", ts: ts, frames: 10_000)
+        let srt = try #require(r.summary.srt)
+        #expect(srt.packetsDroppedReceiving > 0, "\(srt)")
+        #expect(r.summary.datagramsLost == srt.packetsDroppedReceiving, "SRT's drops are the feed's loss")
+        #expect(r.summary.tsContinuityErrors > 0 && r.summary.damagedAccessUnits > 0)
+    }
+
     @Test func urlDefaultsAndErrors() throws {
         let caller = try SRTURL(parsing: "srt://cam.local:9000")
         #expect(caller.mode == .caller && caller.latencyMillis == 20 && caller.passphrase == nil)

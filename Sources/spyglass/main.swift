@@ -10,7 +10,8 @@ usage: spyglass play SOURCE [SOURCE …] [options]
        spyglass probe SOURCE [--json]                (spyglass probe --help)
        spyglass replay RECORDING [--speed X] [--loop] [--from S] [--to S] [play options]
 
-SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://[USER:PASS@]HOST[:PORT]/PATH | FILE | -
+SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://[USER:PASS@]HOST[:PORT]/PATH |
+        srt://HOST:PORT | srt://[ADDR]:PORT?mode=listener (&latency=MS, default 20; &passphrase=…) | FILE | -
   Several SOURCEs play as one feed each, on their own threads, headless (--display none)
   for now; `{n}` in --framemd5/--latency-log/--record/--summary becomes the feed's number (1, 2, …).
   --codec auto|h264|h265   codec (default auto: detected from the NAL headers)

@@ -128,13 +128,14 @@ final class SRTSocket {
 
     /// Why a connection attempt failed, in libsrt's words, with the rule's name for the
     /// passphrase cases (`SRT_REJ_BADSECRET`: the secrets differ; `SRT_REJ_UNSECURE`: one end
-    /// has none).
+    /// has none) and for no answer at all (`SRT_REJ_TIMEOUT`, after libsrt's 3 s).
     var rejectReason: String {
         let r = srt_getrejectreason(handle)
         let text = String(cString: srt_rejectreason_str(r))
         switch UInt32(r) {
         case SRT_REJ_BADSECRET.rawValue: return "wrong passphrase (SRT_REJ_BADSECRET: \(text))"
         case SRT_REJ_UNSECURE.rawValue: return "passphrase mismatch: one end has none (SRT_REJ_UNSECURE: \(text))"
+        case SRT_REJ_TIMEOUT.rawValue: return "no SRT listener answered (SRT_REJ_TIMEOUT: \(text))"
         default: return text
         }
     }

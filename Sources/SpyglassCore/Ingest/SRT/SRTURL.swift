@@ -14,7 +14,9 @@ public struct SRTURL: Equatable, Sendable, CustomStringConvertible {
 
     /// The peer to call, or the local address to listen on (nil: every interface).
     public var host: String?
+    /// The UDP port called or listened on.
     public var port: UInt16
+    /// Caller or listener.
     public var mode: Mode
     /// Receive latency, ms.
     public var latencyMillis: Int

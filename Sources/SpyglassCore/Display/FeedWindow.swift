@@ -197,6 +197,7 @@ import Glibc
         }
         lines.append("damaged AUs \(s.damagedAccessUnits) · on damaged refs \(s.framesWithDamagedReferences) · concealed \(s.concealedFrames) · decode errors \(s.decodeErrors) · resets \(s.resets)")
         if s.tsPackets > 0 { lines.append("MPEG-TS: \(s.tsContinuityErrors) continuity errors, \(s.tsPacketsDropped) packets dropped") }
+        if let l = s.srt { lines.append(FeedSummary.srtText(l)) }
         if let c = s.captureClock { lines.append("capture clock: \(c)") }
         if s.picturesSplit + s.prematureIdleFlushes > 0 {
             lines.append("raw stream guesses: \(s.prematureIdleFlushes) NAL units cut (\(s.repairs) repaired), \(s.picturesSplit) pictures split")

@@ -132,6 +132,7 @@ a plot (tools/plot-latency).
     print(recorder.table())
     let s = session.feeds.first?.pipeline.summary
     if let s { print("frames: \(s.framesDecoded) decoded, \(s.framesDisplayed) displayed, \(s.framesDropped) dropped; \(s.decodeErrors) decode errors") }
+    if let l = s?.srt { print(FeedSummary.srtText(l)) }
     var verdict: Int32 = 0
     if let g = recorder.percentiles("glass-to-glass") {
         let ok = g.p99 <= target

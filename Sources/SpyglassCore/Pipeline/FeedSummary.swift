@@ -186,8 +186,10 @@ public struct FeedSummary: Codable, Sendable {
         return s
     }
 
-    /// "SRT: RTT 0.12 ms, latency 20 ms, 3 lost, 3 retransmitted, 0 dropped".
-    static func srtText(_ l: SRTStatistics) -> String {
+    /// SRT's statistics in one line for people: "SRT: RTT 0.12 ms, latency 20 ms, 3 lost,
+    /// 3 retransmitted, 0 dropped" (packets; lost ones mostly come back retransmitted, dropped
+    /// ones never do), and the undecryptable packets when there are any.
+    public static func srtText(_ l: SRTStatistics) -> String {
         String(format: "SRT: RTT %.2f ms, latency %d ms, %d lost, %d retransmitted, %d dropped", l.roundTripMillis,
                l.latencyMillis, l.packetsLost, l.packetsRetransmittedReceived, l.packetsDroppedReceiving)
         + (l.packetsUndecrypted > 0 ? ", \(l.packetsUndecrypted) undecryptable" : "")

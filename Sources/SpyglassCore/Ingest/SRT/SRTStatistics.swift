@@ -26,6 +26,7 @@ public struct SRTStatistics: Equatable, Sendable, Codable {
     /// Packets that could not be decrypted (`pktRcvUndecryptTotal`): a key mismatch.
     public var packetsUndecrypted = 0
 
+    /// All zero (no connection yet).
     public init() {}
 
     /// From libsrt's structure.

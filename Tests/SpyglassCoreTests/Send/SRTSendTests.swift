@@ -42,4 +42,24 @@ import Glibc
         #expect(ffmpeg.wait().0 == 0, "ffmpeg ends when the sender closes")
         #expect(try Self.received(out) == (try Fixtures.ffmpegFrameMD5(Self.file)))
     }
+
+    /// A listening sender whose receiver leaves goes on and serves the next caller.
+    @Test func aListeningSenderServesTheNextReceiver() throws {
+        let port = try Sender.freeUDPPort()
+        let send = try Fixtures.start(Fixtures.spyglassBinary, ["send", "pattern", "srt://:\(port)", "--mpegts", "--size", "320x240",
+                                                                "--keyint", "10", "--duration", "60"])
+        defer { send.process.terminate() }
+        try #require(Wait.until { Fixtures.udpPortIsBound(port) }, "spyglass send listens within 10 s")
+        for receiver in 1...2 {
+            var o = Harness.liveOptions(frames: 20, idleFlushMicros: 1_000)
+            o.timeoutSeconds = 10
+            let h = Harness(source: try SRTSource(url: try SRTURL(parsing: "srt://127.0.0.1:\(port)")), options: o)
+            h.start()
+            let r = h.finish()
+            #expect(r.hashes.count == 20 && r.summary.decodeErrors == 0, "receiver \(receiver)")
+        }
+        send.process.terminate()
+        let (_, err) = send.wait()
+        #expect(err.contains("the receiver went away; waiting for the next one"), "\(err)")
+    }
 }

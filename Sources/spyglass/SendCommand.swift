@@ -22,7 +22,7 @@ precision time stamp SEI with its capture instant; a file keeps its own SEI (--s
   --loop                repeat a file
   --stamp               add our time stamp SEI to a file's access units
   --mpegts              wrap in MPEG-TS (ISO/IEC 13818-1; 7 x 188 bytes a UDP datagram or SRT message), as broadcast
-                        and drone encoders do (srt:// carries MPEG-TS: use it there)
+                        and drone encoders do (always on for srt://, which carries MPEG-TS)
   --clock-offset-ms N   stamp as if this machine's clock ran N ms ahead (negative: behind), as an
                         unsynchronized drone would
   --mtu N               largest UDP datagram payload (default 1400)
@@ -125,7 +125,8 @@ func runSend(_ argv: [String]) throws -> Int32 {
     live.stamp = stamp
     live.clockOffsetMicros = clockOffsetMicros
     live.rtp = rtp
-    live.mpegts = mpegts
+    // SRT carries MPEG-TS (what every SRT receiver expects: OBS, VLC, ffmpeg, srt-live-transmit).
+    live.mpegts = mpegts || dest.isSRT
     if rtp && !sender.isDatagram { Log.error("--rtp needs a udp:// destination"); return 1 }
     live.durationSeconds = duration
     VideoDecoder.setLibraryLogging(verbose: false)   // no libx264 statistics block on exit

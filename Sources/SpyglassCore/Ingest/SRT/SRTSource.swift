@@ -18,10 +18,10 @@ public final class SRTSource: ByteSource {
     /// True for a listener: a caller that leaves is followed by the next.
     public var acceptsNextSender: Bool { listener != nil }
     /// Messages and bytes over all connections, connections made or accepted, and SRT's
-    /// statistics (this connection's added to those before it).
+    /// statistics (this connection's added to those before it; nil before the first).
     public var counters: SourceCounters {
         var c = base
-        c.srt = stream == nil ? past : past + latest
+        c.srt = base.connections == 0 ? nil : stream == nil ? past : past + latest
         return c
     }
     /// The UDP port a listener is bound to (useful when 0 was asked for), else 0.

@@ -12,6 +12,8 @@ final class SRTSendLink {
     /// The last reason a call failed (each new one is logged once).
     private var lastFailure = ""
     private var past = SRTStatistics()
+    /// Time between calls while no receiver answers, µs.
+    static let retryMicros: UInt64 = 500_000
 
     /// Opens the URL: a listener binds now, a caller starts its first call.
     /// - Throws: ``SourceError/open(_:)`` when the host does not resolve or the port is in use.
@@ -49,8 +51,13 @@ final class SRTSendLink {
 
     private func callStep(_ timeoutMicros: Int) -> Bool {
         guard let c = connecting else {
-            if MonotonicClock.nowMicros() >= nextAttemptMicros { connecting = try? call() }
-            else { MonotonicClock.sleep(untilMicros: min(nextAttemptMicros, MonotonicClock.nowMicros() + UInt64(timeoutMicros))) }
+            let now = MonotonicClock.nowMicros()
+            if now >= nextAttemptMicros {
+                connecting = try? call()
+                nextAttemptMicros = now + Self.retryMicros   // also when the call could not even start
+            } else {
+                MonotonicClock.sleep(untilMicros: min(nextAttemptMicros, now + UInt64(max(0, timeoutMicros))))
+            }
             return false
         }
         guard c.wait(timeoutMicros: timeoutMicros) != 0 || c.state != SRTS_CONNECTING else { return false }
@@ -59,7 +66,7 @@ final class SRTSendLink {
             let why = c.rejectReason
             if why != lastFailure { Log.info("\(url): cannot connect: \(why); trying again"); lastFailure = why }
             c.close()
-            nextAttemptMicros = MonotonicClock.nowMicros() + 500_000
+            nextAttemptMicros = MonotonicClock.nowMicros() + Self.retryMicros
             return false
         }
         Log.info("\(url): connected")
@@ -92,7 +99,7 @@ final class SRTSendLink {
         if let last = s.statistics { past = past + last }
         s.close()
         stream = nil
-        nextAttemptMicros = MonotonicClock.nowMicros() + 500_000
+        nextAttemptMicros = MonotonicClock.nowMicros() + Self.retryMicros
     }
 
     /// SRT's statistics over every connection so far (retransmissions sent, drops …).

@@ -44,6 +44,8 @@ public final class SRTSource: ByteSource {
     static let statisticsMicros: UInt64 = 100_000
     private var nextAttemptMicros: UInt64 = 0
     private var backoffMicros: UInt64 = 100_000
+    /// Why the last call failed (each new reason is logged once).
+    private var lastFailure = ""
     /// How long the first call may take before it is an error, µs (libsrt's own connect timeout is 3 s).
     static let firstConnectMicros = 5_000_000
 
@@ -159,12 +161,14 @@ public final class SRTSource: ByteSource {
         guard c.wait(timeoutMicros: timeoutMicros) != 0 || c.state != SRTS_CONNECTING else { return .timeout }
         connecting = nil
         guard c.state == SRTS_CONNECTED else {
-            Log.info("\(label): reconnecting: \(c.rejectReason)")
+            let why = c.rejectReason
+            if why != lastFailure { Log.info("\(label): reconnecting: \(why)"); lastFailure = why }
             c.close()
             retryLater()
             return .timeout
         }
         connected(c)
+        lastFailure = ""
         Log.info("\(label): connected again")
         return .connected
     }

@@ -20,9 +20,11 @@ let package = Package(
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         // libmicrohttpd, which serves /metrics (Prometheus text exposition).
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // libsrt (Secure Reliable Transport, Haivision), the OpenSSL flavour: srt:// sources and `send`.
+        .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-openssl-dev"])]),
         // GNU extensions of glibc (ppoll, accept4) that Swift's Glibc module hides.
         .target(name: "CSystem"),
-        .target(name: "SpyglassCore", dependencies: ["CFFmpeg", "CSDL2", "CSystem", "CPcap", "CMicroHTTPD"]),
+        .target(name: "SpyglassCore", dependencies: ["CFFmpeg", "CSDL2", "CSystem", "CPcap", "CMicroHTTPD", "CSRT"]),
         .executableTarget(name: "spyglass", dependencies: ["SpyglassCore"]),
         .testTarget(name: "SpyglassCoreTests", dependencies: ["SpyglassCore", "CFFmpeg", "CSDL2"]),
     ]

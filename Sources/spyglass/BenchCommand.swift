@@ -8,14 +8,18 @@ let benchUsage = """
 usage: spyglass bench [options]
 
 Closed loop on this machine: the test-pattern sender (libx264/libx265, zero latency, capture
-time stamped in an ST 0604 SEI), then UDP or TCP on 127.0.0.1, then the receiver. Prints
+time stamped in an ST 0604 SEI), then UDP, TCP, SRT or GStreamer's RTSP server on 127.0.0.1,
+then the receiver. Prints
 p50/p95/p99/max per stage and the verdict against the target, writes the per-frame CSV and
 a plot (tools/plot-latency).
   --codec h264|h265      (default h264)       --size WxH   (default 1280x720)
   --fps N                (default 30)         --bitrate N  (default 4M)
   --slices N             (default 1)          --duration S (default 10)
   --preset NAME          x264/x265 preset (default ultrafast)
-  --transport udp|rtp|tcp|mpegts (default udp: raw Annex B; mpegts over UDP)        --display sdl|none (default sdl when a display exists)
+  --transport udp|rtp|tcp|mpegts|srt|rtsp   (default udp: raw Annex B; mpegts over UDP; srt: MPEG-TS over SRT,
+                         latency 20 ms; rtsp: RTP through tools/rtsp-server, GStreamer's RTSP server)
+  --rtsp-transport udp|tcp   how the RTSP client takes the RTP (default udp)
+  --display sdl|none     (default sdl when a display exists)
   --target-ms N          glass-to-glass target (default 100)
   --latency-log FILE     (default out/bench-latency.csv)
   --plot FILE.png        (default next to the CSV; --plot none to skip)
@@ -29,6 +33,7 @@ a plot (tools/plot-latency).
     var settings = VideoEncoder.Settings()
     var duration = 10.0
     var transport = "udp"
+    var rtspTransport = RTSPTransport.udp
     var senderClockOffset: Int64 = 0
     var target = 100.0
     var options = PlayOptions()
@@ -41,7 +46,11 @@ a plot (tools/plot-latency).
         case "--duration": duration = try a.number(arg, 0.5...3600)
         case "--transport":
             transport = try a.value(arg)
-            guard ["udp", "tcp", "rtp", "mpegts"].contains(transport) else { throw CLIError.usage("--transport: udp, rtp, tcp or mpegts") }
+            guard BenchLink.transports.contains(transport) else { throw CLIError.usage("--transport: \(BenchLink.transports.joined(separator: ", "))") }
+        case "--rtsp-transport":
+            let v = try a.value(arg)
+            guard let t = RTSPTransport(rawValue: v), t != .auto else { throw CLIError.usage("--rtsp-transport: udp or tcp") }
+            rtspTransport = t
         case "--display":
             let v = try a.value(arg)
             guard let d = PlayOptions.DisplayKind(rawValue: v) else { throw CLIError.usage("--display: sdl or none") }
@@ -71,24 +80,17 @@ a plot (tools/plot-latency).
     options.receiver.timeoutSeconds = duration + 5
     Log.setQuiet(true)
 
-    // Receiver first (kernel-chosen port), then the sender aimed at it.
-    let source: ByteSource
-    let dest: SourceURL
-    if transport != "tcp" {
-        let udp = try UDPSource(host: "127.0.0.1", port: 0)
-        source = udp
-        dest = .udp(host: "127.0.0.1", port: udp.boundPort)
-    } else {
-        let tcp = try TCPSource(listenOn: "127.0.0.1", port: 0)
-        source = tcp
-        dest = .tcpConnect(host: "127.0.0.1", port: tcp.listeningPort)
-    }
-    let session = PlaySession(urls: [dest], options: options)
-    let describe = "\(settings.codec.displayName) \(settings.width)x\(settings.height)@\(settings.fps), \(settings.bitrate / 1000) kbit/s, \(settings.slices) slice(s), \(transport), display \(options.display.rawValue)"
+    // Receiver first (kernel-chosen port; the RTSP server in between), then the sender aimed at it.
+    var link = try BenchLink.open(transport, codec: settings.codec, rtspTransport: rtspTransport)
+    defer { link.close() }
+    let dest = link.destination
+    let session = PlaySession(urls: [link.receiverURL], options: options)
+    let via = transport == "rtsp" ? "rtsp over \(rtspTransport.rawValue)" : transport
+    let describe = "\(settings.codec.displayName) \(settings.width)x\(settings.height)@\(settings.fps), \(settings.bitrate / 1000) kbit/s, \(settings.slices) slice(s), \(via), display \(options.display.rawValue)"
     writeStandardError("spyglass bench: \(describe), \(String(format: "%.0f", duration)) s\n")
 
     let senderDone = StopFlag()
-    let (patternSettings, sendSeconds, useRTP, useTS, offset) = (settings, duration, transport == "rtp", transport == "mpegts", senderClockOffset)
+    let (patternSettings, sendSeconds, useRTP, useTS, offset) = (settings, duration, link.rtp, link.mpegts, senderClockOffset)
     let sendThread = Thread {
         defer { senderDone.set() }
         do {
@@ -99,6 +101,7 @@ a plot (tools/plot-latency).
             live.mpegts = useTS
             live.clockOffsetMicros = offset
             try live.run()
+            sender.finish()
             usleep(300_000)   // let the last frame through
         } catch {
             Log.error("sender: \(error)")
@@ -122,13 +125,14 @@ a plot (tools/plot-latency).
         if senderDone.isSet { session.feeds.first?.pipeline.stop() }
     }
     sendThread.start()
-    let rc = session.run(openedSource: source)
+    let rc = session.run(openedSource: try link.openReceiver())
     if isatty(2) != 0 { writeStandardError("\n") }
     guard rc == 0, let recorder = session.feeds.first?.latency else { return rc }
 
     print(recorder.table())
     let s = session.feeds.first?.pipeline.summary
     if let s { print("frames: \(s.framesDecoded) decoded, \(s.framesDisplayed) displayed, \(s.framesDropped) dropped; \(s.decodeErrors) decode errors") }
+    if let l = s?.srt { print(FeedSummary.srtText(l)) }
     var verdict: Int32 = 0
     if let g = recorder.percentiles("glass-to-glass") {
         let ok = g.p99 <= target
@@ -153,11 +157,7 @@ a plot (tools/plot-latency).
 
 /// Runs tools/plot-latency (matplotlib) if it can be found.
 @MainActor func plot(csv: String, png: String, title: String) {
-    let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    let candidates = ["tools/plot-latency",
-                      exe.deletingLastPathComponent().appendingPathComponent("../../tools/plot-latency").standardized.path,
-                      exe.deletingLastPathComponent().appendingPathComponent("../../../tools/plot-latency").standardized.path]
-    guard let tool = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+    guard let tool = toolPath("plot-latency") else {
         print("plot: tools/plot-latency not found (run from the repository root)")
         return
     }

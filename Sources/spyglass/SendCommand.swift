@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 let sendUsage = """
-usage: spyglass send pattern|FILE udp://HOST:PORT[?iface=NAME|ADDR]|tcp://HOST:PORT|tcp://[ADDR]:PORT?listen [options]
+usage: spyglass send pattern|FILE udp://HOST:PORT[?iface=NAME|ADDR]|tcp://HOST:PORT|tcp://[ADDR]:PORT?listen|
+                                  srt://HOST:PORT|srt://[ADDR]:PORT?mode=listener[&latency=MS&passphrase=…] [options]
 
 Streams raw Annex B (or RTP with --rtp) at real-time pace. Each access unit of the pattern carries an ST 0604
 precision time stamp SEI with its capture instant; a file keeps its own SEI (--stamp adds ours).
@@ -20,7 +21,8 @@ precision time stamp SEI with its capture instant; a file keeps its own SEI (--s
   --duration S          stop after S seconds (default: forever for pattern, once for a file)
   --loop                repeat a file
   --stamp               add our time stamp SEI to a file's access units
-  --mpegts              wrap in MPEG-TS (ISO/IEC 13818-1; 7 x 188 bytes a UDP datagram), as broadcast and drone encoders do
+  --mpegts              wrap in MPEG-TS (ISO/IEC 13818-1; 7 x 188 bytes a UDP datagram or SRT message), as broadcast
+                        and drone encoders do (always on for srt://, which carries MPEG-TS)
   --klv LAT,LON,ALT,HDG with --mpegts: a MISB ST 0601 KLV local set with each access unit (STANAG 4609):
                         sensor position (degrees, metres), platform heading, capture time as tag 2
   --clock-offset-ms N   stamp as if this machine's clock ran N ms ahead (negative: behind), as an
@@ -127,9 +129,10 @@ func runSend(_ argv: [String]) throws -> Int32 {
     live.stamp = stamp
     live.clockOffsetMicros = clockOffsetMicros
     live.rtp = rtp
-    live.mpegts = mpegts
+    // SRT carries MPEG-TS (what every SRT receiver expects: OBS, VLC, ffmpeg, srt-live-transmit).
+    live.mpegts = mpegts || dest.isSRT
     live.klv = klv
-    if klv != nil && !mpegts { Log.error("--klv needs --mpegts"); return 1 }
+    if klv != nil && !live.mpegts { Log.error("--klv needs --mpegts"); return 1 }
     if rtp && !sender.isDatagram { Log.error("--rtp needs a udp:// destination"); return 1 }
     live.durationSeconds = duration
     VideoDecoder.setLibraryLogging(verbose: false)   // no libx264 statistics block on exit
@@ -143,9 +146,12 @@ func runSend(_ argv: [String]) throws -> Int32 {
         Log.info("sending \(positional[0]) to \(dest)")
     }
     do { try live.run() } catch { Log.error("\(error)"); return 1 }
+    sender.finish()
     let encode = input.isPattern && live.framesEncoded > 0
         ? String(format: "; encode mean %.2f ms per frame", live.encodeMillisMean) : ""
-    Log.info("sent \(live.accessUnitsSent) access units, \(sender.datagramsSent) \(sender.isDatagram ? "datagrams" : "writes"), \(sender.bytesSent) bytes\(encode)")
+    let srt = sender.srtStatistics.map { String(format: "; SRT: RTT %.2f ms, %d retransmitted, %d dropped", $0.roundTripMillis, $0.packetsRetransmittedSent, $0.packetsDroppedSending) } ?? ""
+    let unit = sender.isDatagram ? "datagrams" : dest.isSRT ? "messages" : "writes"
+    Log.info("sent \(live.accessUnitsSent) access units, \(sender.datagramsSent) \(unit), \(sender.bytesSent) bytes\(encode)\(srt)")
     return 0
 }
 

@@ -13,7 +13,8 @@
 ///   shows otherwise loses this rule), the next PES start (`payload_unit_start_indicator`), an
 ///   idle input (live), the end of input. An idle end is a guess: when more of the same PES
 ///   comes, the NAL unit it cut is passed on again whole (``DepacketizerEvent/cut(unitLastByteMicros:pauseMicros:)``,
-///   which the feed repairs), as on a raw byte stream.
+///   which the feed repairs), as on a raw byte stream, and the idle time doubles, up to 50 ms
+///   (a sender or relay that pauses inside pictures).
 /// - KLV metadata (``MetadataPES``): each MISB ST 0601 local set is passed on
 ///   (``DepacketizerEvent/metadata(_:)``), and its Precision Time Stamp (tag 2) is the capture
 ///   time of the access unit with the same PTS (or, without a PTS, of the one in progress or next).
@@ -44,7 +45,10 @@ public struct MPEGTSDepacketizer: Depacketizer {
     private var inPES = false
     private var pesBytesLeft: Int?
     private var pesHeaderPending: [UInt8] = []
-    private let idleFlushMicros: Int
+    /// The idle time in force, µs (raised when it ended a PES too early).
+    private var idleFlushMicros: Int
+    /// Largest idle time learning may reach, µs.
+    static let maxIdleFlushMicros = 50_000
     private var lastDataMicros: UInt64 = 0
     /// Quiet time before the chunk being read, µs (the pause a cut unit reports).
     private var pauseBeforeChunkMicros: UInt64 = 0
@@ -324,6 +328,7 @@ public struct MPEGTSDepacketizer: Depacketizer {
             return   // joined in the middle of a PES: wait for the next start
         }
         if let left = pesBytesLeft { data = data.prefix(max(0, left)); pesBytesLeft = left - data.count }
+        if idleEnded && !start { raiseIdleTime(emit) }
         idleEnded = false
         let outcome = data.withUnsafeBytes { raw in
             scanner.push(raw, arrivalMicros: arrivalMicros) { emit(.unit($0)) }
@@ -355,6 +360,14 @@ public struct MPEGTSDepacketizer: Depacketizer {
             needed += 1 + Int(field[s + 1 + needed])
         }
         return Int(length) > needed
+    }
+
+    /// More of a PES that an idle gap had ended: the sender (or the link) pauses inside a
+    /// picture. Wait twice as long from now on (the cut unit itself is repaired by the feed).
+    private mutating func raiseIdleTime(_ emit: (DepacketizerEvent) -> Void) {
+        guard idleFlushMicros < Self.maxIdleFlushMicros else { return }
+        idleFlushMicros = min(Self.maxIdleFlushMicros, idleFlushMicros * 2)
+        emit(.note("MPEG-TS: a pause inside a picture ended it early; pictures now end after \(idleFlushMicros / 1000) ms idle"))
     }
 
     private mutating func endPES(_ rule: AccessUnit.Completion, atMicros: UInt64, emit: (DepacketizerEvent) -> Void) {

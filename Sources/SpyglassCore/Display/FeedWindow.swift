@@ -212,6 +212,7 @@ import Glibc
         }
         lines.append("damaged AUs \(s.damagedAccessUnits) · on damaged refs \(s.framesWithDamagedReferences) · concealed \(s.concealedFrames) · decode errors \(s.decodeErrors) · resets \(s.resets)")
         if s.tsPackets > 0 { lines.append("MPEG-TS: \(s.tsContinuityErrors) continuity errors, \(s.tsPacketsDropped) packets dropped") }
+        if let l = s.srt { lines.append(FeedSummary.srtText(l)) }
         if let c = s.captureClock { lines.append("capture clock: \(c)") }
         if let c = s.captureSource { lines.append("capture time from: \(c)") }
         if let p = s.platform { lines.append("platform (KLV): \(p)") }

@@ -34,6 +34,8 @@ public struct SourceCounters: Equatable, Sendable, Codable {
     public var connections = 0
     /// Datagrams or connections refused by `--allow-from`.
     public var disallowed = 0
+    /// SRT's own statistics of the link (SRT sources only).
+    public var srt: SRTStatistics?
 }
 
 /// Errors opening or reading a source. The description is the one-line message a user sees.
@@ -67,11 +69,15 @@ public protocol ByteSource: AnyObject {
     /// µs since the source opened (a multicast group joined on another interface than the
     /// sender's), or nil when the source has nothing to say. The feed asks once.
     func silenceDiagnosis(silentMicros: UInt64) -> String?
+    /// True when a sender that goes away is followed by the next one to connect to us (a TCP or
+    /// SRT listener), false when we connect again ourselves or the input ends.
+    var acceptsNextSender: Bool { get }
 }
 
 extension ByteSource {
     public var deliversDatagrams: Bool { false }
     public func silenceDiagnosis(silentMicros: UInt64) -> String? { nil }
+    public var acceptsNextSender: Bool { false }
 }
 
 /// Waits for a descriptor to become readable, with µs precision (`ppoll`).

@@ -24,5 +24,9 @@ public func openSource(_ url: SourceURL, options: ReceiverOptions) throws -> Byt
         return try RTSPSource(url: u, transport: options.rtspTransport)
     case .selecting(let inner, _):
         return try openSource(inner, options: options)
+    case .srt(let u):
+        let s = try SRTSource(url: u)
+        Log.info(u.mode == .caller ? "\(s.label): connected" : "\(s.label): waiting for a caller on port \(s.listeningPort)")
+        return s
     }
 }

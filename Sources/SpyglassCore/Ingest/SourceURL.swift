@@ -7,6 +7,7 @@
 /// | `tcp://HOST:PORT` | connect to a sender |
 /// | `tcp://[ADDR]:PORT?listen` | accept a sender that connects to us |
 /// | `rtsp://[USER:PASS@]HOST[:PORT]/PATH[?QUERY]` | an RTSP camera or server (RFC 2326) |
+/// | `srt://[HOST]:PORT[?mode=…&latency=MS&passphrase=…]` | SRT carrying MPEG-TS (see ``SRTURL``) |
 /// | a path | read the file |
 /// | `-` | standard input |
 /// | any of them `?program=N` or `?pid=N` | the MPEG-TS program or video PID to play (``MPEGTSSelection``) |
@@ -19,6 +20,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
     case rtsp(RTSPURL)
     /// A udp://, tcp:// or file source with `?program=N` / `?pid=N` for its MPEG-TS.
     indirect case selecting(SourceURL, MPEGTSSelection)
+    case srt(SRTURL)
 
     /// Errors for a SOURCE that cannot be understood.
     public enum ParseError: Error, Equatable, CustomStringConvertible {
@@ -29,7 +31,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         public var description: String {
             switch self {
             case .missingSlashes(_, let meant): return "not a URL: a scheme needs '://' (did you mean \(meant)?)"
-            case .unknownScheme(let s): return "unknown URL scheme '\(s)' (use udp://, tcp://, rtsp://, a file path or -)"
+            case .unknownScheme(let s): return "unknown URL scheme '\(s)' (use udp://, tcp://, rtsp://, srt://, a file path or -)"
             case .badAddress(let s): return "bad address '\(s)' (expected HOST:PORT with PORT 1-65535)"
             }
         }
@@ -49,6 +51,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
         // The camera's own URL passes through untouched (its query is the camera's).
         if scheme == "rtsp" { self = .rtsp(try RTSPURL(parsing: text)); return }
+        if scheme == "srt" { self = .srt(try SRTURL(parsing: text)); return }
         var rest = String(text[schemeEnd.upperBound...])
         var query = ""
         if let q = rest.firstIndex(of: "?") { query = String(rest[rest.index(after: q)...]); rest = String(rest[..<q]) }
@@ -83,7 +86,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         return "\(text[..<colon])://\(hostless ? ":" : "")\(rest)"
     }
 
-    private static func hostPort(_ s: String, original: String) throws -> (String?, UInt16) {
+    static func hostPort(_ s: String, original: String) throws -> (String?, UInt16) {
         // [v6]:port, host:port, :port
         var host: Substring
         var portText: Substring
@@ -105,7 +108,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
     /// True for sources that deliver in real time (sockets), as opposed to files and stdin.
     public var deliversInRealTime: Bool {
         switch self {
-        case .udp, .tcpConnect, .tcpListen, .rtsp: return true
+        case .udp, .tcpConnect, .tcpListen, .rtsp, .srt: return true
         case .file, .stdin: return false
         case .selecting(let inner, _): return inner.deliversInRealTime
         }
@@ -123,6 +126,9 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         return self
     }
 
+    /// True for `srt://`.
+    public var isSRT: Bool { if case .srt = self { return true } else { return false } }
+
     public var description: String {
         switch self {
         case .udp(let h, let p, let i): return "udp://\(h.map { $0.contains(":") ? "[\($0)]" : $0 } ?? ""):\(p)" + (i.map { "?iface=\($0)" } ?? "")
@@ -134,6 +140,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         case .selecting(let inner, let s):
             let text = inner.description
             return text + (text.contains("?") ? "&" : "?") + s.query
+        case .srt(let u): return u.description
         }
     }
 }

@@ -32,6 +32,8 @@ public final class TCPSource: ByteSource {
     private let allowFrom: [AddressPrefix]
     private var nextAttemptMicros: UInt64 = 0
     private var backoffMicros: UInt64 = 100_000
+    /// True for a listener: a sender that leaves is followed by the next.
+    public var acceptsNextSender: Bool { listeningPort > 0 }
     /// Local port of the listening socket (useful when 0 was asked for).
     public private(set) var listeningPort: UInt16 = 0
     /// The peer of the current connection, "host:port".

@@ -17,6 +17,8 @@ final class FeedLoop {
     private let status: FeedStatus
 
     private var depacketizer: any Depacketizer
+    /// The idle time that ends a unit on this source, µs (0: never; files).
+    private let idleFlushMicros: Int
     private var stage: AccessUnitStage
     private var gate: DecodeGate
     private var decoder: (any VideoDecoding)?
@@ -62,8 +64,8 @@ final class FeedLoop {
         self.status = status
         let paced = !source.deliversInRealTime && !options.untimed
         // A pipe is fed live by another program: its idle gaps end pictures too. A file's never do.
-        let idle = source.deliversInRealTime || Self.isPipe(source) ? options.idleFlushMicros : 0
-        depacketizer = AutoDepacketizer(options: options, datagrams: source.deliversDatagrams, idleFlushMicros: idle)
+        idleFlushMicros = source.deliversInRealTime || Self.isPipe(source) ? options.idleFlushMicros : 0
+        depacketizer = AutoDepacketizer(options: options, datagrams: source.deliversDatagrams, idleFlushMicros: idleFlushMicros)
         stage = AccessUnitStage(options: options)
         gate = DecodeGate(joinTimeoutMicros: options.joinTimeoutMicros, pacing: paced ? .paced(fps: options.fps) : .live)
     }
@@ -103,6 +105,7 @@ final class FeedLoop {
             case .disconnected:
                 senderLeft(now)
             case .connected:
+                newDepacketizer()
                 restart("\(source.label): new sender connected")
                 lastDataMicros = now
             }
@@ -362,12 +365,19 @@ final class FeedLoop {
         status.set(.waitingForPicture)
     }
 
+    /// A new connection starts the byte stream over: no continuity counter, partial packet or
+    /// framing of the last sender's carries over to it (its counts stay in the totals).
+    private func newDepacketizer() {
+        publish()
+        metrics.retire(group: "depacketizer")
+        depacketizer = AutoDepacketizer(options: options, datagrams: source.deliversDatagrams, idleFlushMicros: idleFlushMicros)
+    }
+
     /// The byte stream broke off: what is pending is complete; the next sender starts over.
     private func senderLeft(_ now: UInt64) {
         depacketizer.finish(nowMicros: now) { events.append($0) }
         metrics.add(.disconnects)
-        let listening = (source as? TCPSource)?.listeningPort ?? 0 > 0
-        Log.info("\(source.label): sender disconnected; \(listening ? "waiting for the next one" : "reconnecting")")
+        Log.info("\(source.label): sender disconnected; \(source.acceptsNextSender ? "waiting for the next one" : "reconnecting")")
         live = false
         status.set(.reconnecting)
     }
@@ -397,6 +407,7 @@ final class FeedLoop {
         metrics.publish(group: "source", [.datagrams: s.datagrams, .bytes: s.bytes, .emptyDatagrams: s.emptyDatagrams,
                                           .truncatedDatagrams: s.truncatedDatagrams, .connections: s.connections,
                                           .disallowed: s.disallowed])
+        if let l = s.srt { publishSRT(l) }
         metrics.publish(group: "depacketizer", depacketizer.counts)
         metrics.publish(group: "assembly", stage.counts)
         metrics.publish(group: "gate", gate.counts)
@@ -405,6 +416,13 @@ final class FeedLoop {
         }
         if let f = stage.parameterSets?.latestFormat { metrics.setFormat(codec: nil, format: "\(f.codec.displayName) \(f)") }
         if depacketizer.name != "auto" { metrics.setTransport(depacketizer.name) }
+    }
+
+    /// SRT's statistics: its counts, and its drops (too late to play: their bytes never come) as loss.
+    private func publishSRT(_ l: SRTStatistics) {
+        metrics.publish(group: "srt", [.srtPacketsLost: l.packetsLost, .srtPacketsRetransmitted: l.packetsRetransmittedReceived,
+                                       .srtPacketsDropped: l.packetsDroppedReceiving, .packetsLost: l.packetsDroppedReceiving])
+        metrics.setSRT(l)
     }
 
     private static func isPipe(_ s: ByteSource) -> Bool {

@@ -104,6 +104,9 @@ public struct FeedSummary: Codable, Sendable {
     public var tsPackets = 0
     public var tsContinuityErrors = 0
     public var tsPacketsDropped = 0
+    /// SRT's own statistics of the link (RTT, latency, loss, retransmissions, drops), for an SRT
+    /// source. Its drops are also in ``datagramsLost``.
+    public var srt: SRTStatistics?
     /// Cut NAL units put back whole (their pictures decoded again), and those that could not be.
     public var repairs = 0
     public var repairsFailed = 0
@@ -135,6 +138,7 @@ public struct FeedSummary: Codable, Sendable {
         captureClock = m.clockStatus
         captureSource = m.captureSource
         platform = m.platform
+        srt = m.srt
         repairs = m[.repairs]; repairsFailed = m[.repairsFailed]
         tsPackets = m[.tsPackets]; tsContinuityErrors = m[.tsContinuityErrors]; tsPacketsDropped = m[.tsPacketsDropped]
         datagrams = m[.datagrams]; bytes = m[.bytes]; emptyDatagrams = m[.emptyDatagrams]
@@ -169,6 +173,7 @@ public struct FeedSummary: Codable, Sendable {
         if let d = decodeMillisP50 { s += String(format: "; decode p50 %.2f ms", d) }
         var extra: [String] = []
         if tsPackets > 0 { extra.append("MPEG-TS: \(tsPackets) packets, \(tsContinuityErrors) continuity errors" + (tsPacketsDropped > 0 ? ", \(tsPacketsDropped) dropped" : "")) }
+        if let l = srt { extra.append(Self.srtText(l)) }
         if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated"
                               + (ssrcChanges > 0 ? ", \(ssrcChanges) SSRC changes" : "")) }
         if rtcpPackets > 0 { extra.append("RTCP: \(senderReports) sender reports" + (malformedRTCP > 0 ? ", \(malformedRTCP) malformed" : "")) }
@@ -193,5 +198,14 @@ public struct FeedSummary: Codable, Sendable {
         if let c = captureClock { extra.append("capture clock: \(c)") }
         if !extra.isEmpty { s += " (" + extra.joined(separator: ", ") + ")" }
         return s
+    }
+
+    /// SRT's statistics in one line for people: "SRT: RTT 0.12 ms, latency 20 ms, 3 lost,
+    /// 3 retransmitted, 0 dropped" (packets; lost ones mostly come back retransmitted, dropped
+    /// ones never do), and the undecryptable packets when there are any.
+    public static func srtText(_ l: SRTStatistics) -> String {
+        String(format: "SRT: RTT %.2f ms, latency %d ms, %d lost, %d retransmitted, %d dropped", l.roundTripMillis,
+               l.latencyMillis, l.packetsLost, l.packetsRetransmittedReceived, l.packetsDroppedReceiving)
+        + (l.packetsUndecrypted > 0 ? ", \(l.packetsUndecrypted) undecryptable" : "")
     }
 }

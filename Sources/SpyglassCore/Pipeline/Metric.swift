@@ -14,6 +14,10 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     /// KLV metadata (SMPTE ST 336) local sets read, and KLV PES payloads dropped as malformed
     /// (bad BER length, bad checksum, too large).
     case klvLocalSets = "klv_local_sets", malformedKLV = "malformed_klv"
+    // SRT (libsrt's statistics): packets found missing (most come back retransmitted),
+    // retransmitted packets received, packets dropped too late to play (also counted as lost).
+    case srtPacketsLost = "srt_packets_lost", srtPacketsRetransmitted = "srt_packets_retransmitted"
+    case srtPacketsDropped = "srt_packets_dropped"
     // RTP depacketizer.
     case rtpPackets = "rtp_packets", notRTP = "not_rtp", packetsLost = "packets_lost"
     case packetsReordered = "packets_reordered", packetsDuplicated = "packets_duplicated"

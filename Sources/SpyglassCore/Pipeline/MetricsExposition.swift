@@ -19,7 +19,9 @@ public struct FeedMetrics: Sendable {
 ///   packets lost and reordered; damaged access units; repairs; resets; decode errors …);
 /// - `spyglass_stage_seconds{feed,stage}` histograms of each ``Stage`` (glass-to-glass included);
 /// - `spyglass_frame_age_seconds{feed}`: time since the newest picture was shown;
-/// - `spyglass_feed_state{feed,state}`: 1 for the feed's state, 0 for the others.
+/// - `spyglass_feed_state{feed,state}`: 1 for the feed's state, 0 for the others;
+/// - `spyglass_srt_rtt_seconds{feed}`, `spyglass_srt_latency_seconds{feed}`: SRT's round-trip
+///   time and agreed latency, for SRT feeds (its loss, retransmissions and drops are counters).
 public enum MetricsExposition {
     /// Histogram bucket bounds, seconds (Prometheus `le`).
     public static let buckets: [Double] = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.033, 0.05, 0.1, 0.2, 0.5, 1, 2, 5]
@@ -50,11 +52,23 @@ public enum MetricsExposition {
             let age = f.snapshot.lastShownMicros.map { Double(nowMicros - min(nowMicros, $0)) / 1e6 }
             out += "spyglass_frame_age_seconds{feed=\"\(escape(f.feed))\"} \(age.map { String($0) } ?? "NaN")\n"
         }
+        out += srtGauges(feeds)
         out += "# HELP spyglass_feed_state 1 for the state the feed is in.\n# TYPE spyglass_feed_state gauge\n"
         for f in feeds {
             let current = stateName(f, nowMicros: nowMicros, stallMicros: stallMicros)
             for s in states { out += "spyglass_feed_state{feed=\"\(escape(f.feed))\",state=\"\(s)\"} \(s == current ? 1 : 0)\n" }
         }
+        return out
+    }
+
+    /// The SRT gauges, for the feeds that have SRT statistics (none: no lines at all).
+    static func srtGauges(_ feeds: [FeedMetrics]) -> String {
+        let srt = feeds.compactMap { f in f.snapshot.srt.map { (f.feed, $0) } }
+        guard !srt.isEmpty else { return "" }
+        var out = "# HELP spyglass_srt_rtt_seconds SRT's smoothed round-trip time.\n# TYPE spyglass_srt_rtt_seconds gauge\n"
+        for (feed, l) in srt { out += "spyglass_srt_rtt_seconds{feed=\"\(escape(feed))\"} \(l.roundTripMillis / 1000)\n" }
+        out += "# HELP spyglass_srt_latency_seconds The receive latency both SRT ends agreed on.\n# TYPE spyglass_srt_latency_seconds gauge\n"
+        for (feed, l) in srt { out += "spyglass_srt_latency_seconds{feed=\"\(escape(feed))\"} \(Double(l.latencyMillis) / 1000)\n" }
         return out
     }
 

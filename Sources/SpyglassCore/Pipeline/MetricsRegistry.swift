@@ -32,6 +32,8 @@ public final class MetricsRegistry: Sendable {
         public var parameterSetChanges: [String] = []
         /// Pictures shown, by the rule that ended their access unit (``AccessUnit/Completion`` raw values).
         public var completions: [String: Int] = [:]
+        /// SRT's statistics of the link, for an SRT source.
+        public var srt: SRTStatistics?
         /// Counter value (0 when never counted).
         public subscript(_ m: Metric) -> Int { counters[m] ?? 0 }
     }
@@ -50,6 +52,7 @@ public final class MetricsRegistry: Sendable {
         var lastShownMicros: UInt64?
         var changes: [String] = []
         var completions: [String: Int] = [:]
+        var srt: SRTStatistics?
     }
     private let state = Mutex(State())
 
@@ -118,6 +121,11 @@ public final class MetricsRegistry: Sendable {
         state.withLock { $0.transport = name }
     }
 
+    /// Sets SRT's statistics of the link (RTT and latency are read from here as gauges).
+    public func setSRT(_ statistics: SRTStatistics) {
+        state.withLock { $0.srt = statistics }
+    }
+
     /// Adds a parameter-set change line (an SPS changed under the same id).
     public func noteParameterSetChange(_ line: String) {
         // Kept to the latest 100 (a sender flipping parameter sets would grow it for ever).
@@ -155,6 +163,7 @@ public final class MetricsRegistry: Sendable {
             out.lastShownMicros = s.lastShownMicros
             out.parameterSetChanges = s.changes
             out.completions = s.completions
+            out.srt = s.srt
             return out
         }
     }

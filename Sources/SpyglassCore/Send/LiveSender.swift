@@ -70,13 +70,14 @@ public final class LiveSender: @unchecked Sendable {
         let encoder = try VideoEncoder(settings: settings)
         let pattern = TestPattern(width: settings.width, height: settings.height)
         let period = 1_000_000 / UInt64(max(1, settings.fps))
-        let start = MonotonicClock.nowMicros()
+        var start = MonotonicClock.nowMicros()
         var index = 0
         while !stop.isSet {
             let due = start + UInt64(index) * period
             if let d = durationSeconds, Double(due - start) / 1e6 >= d { break }
             MonotonicClock.sleep(untilMicros: due)
-            while !sender.waitForReceiver(timeoutMicros: 100_000) { if stop.isSet { return } }
+            guard let waited = awaitReceiver() else { return }
+            if waited { start = MonotonicClock.nowMicros() - UInt64(index) * period }
             let capture = UInt64(max(0, Int64(bitPattern: MonotonicClock.wallMicros()) + clockOffsetMicros))
             encoder.prepareFrame()
             let f = encoder.frame
@@ -102,7 +103,7 @@ public final class LiveSender: @unchecked Sendable {
         guard !aus.isEmpty else { throw SourceError.open("\(path): no H.264/H.265 video found") }
         let rate = fps ?? asm.parameterSets.latestFormat?.frameRate ?? 30
         let period = UInt64(1_000_000 / max(1, rate))
-        let start = MonotonicClock.nowMicros()
+        var start = MonotonicClock.nowMicros()
         var k = 0
         repeat {
             for au in aus {
@@ -110,7 +111,8 @@ public final class LiveSender: @unchecked Sendable {
                 let due = start + UInt64(k) * period
                 if let d = durationSeconds, Double(due - start) / 1e6 >= d { return }
                 MonotonicClock.sleep(untilMicros: due)
-                while !sender.waitForReceiver(timeoutMicros: 100_000) { if stop.isSet { return } }
+                guard let waited = awaitReceiver() else { return }
+                if waited { start = MonotonicClock.nowMicros() - UInt64(k) * period }
                 let capture = UInt64(max(0, Int64(bitPattern: MonotonicClock.wallMicros()) + clockOffsetMicros))
                 var out = au.annexB()
                 if stamp { out = Self.stamped(out, codec: codec, captureMicros: capture) }
@@ -119,6 +121,18 @@ public final class LiveSender: @unchecked Sendable {
                 k += 1
             }
         } while loop
+    }
+
+    /// Waits until the destination has a receiver (a TCP or SRT listener's first or next one).
+    /// - Returns: whether it had to wait (then the schedule starts again from now: the frames not
+    ///   sent while nobody listened are not sent in a burst), or nil when stopped.
+    private func awaitReceiver() -> Bool? {
+        var waited = false
+        while !sender.waitForReceiver(timeoutMicros: 100_000) {
+            if stop.isSet { return nil }
+            waited = true
+        }
+        return waited
     }
 
     private func transmit(_ annexB: [UInt8], codec: VideoCodec, captureMicros: UInt64) {

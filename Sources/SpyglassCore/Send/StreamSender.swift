@@ -4,8 +4,9 @@ import Glibc
 import CSystem
 
 /// Sends Annex B access units to `udp://HOST:PORT` (cut into datagrams of at most `mtu`
-/// bytes, as real senders do) or over TCP (`tcp://HOST:PORT` connects,
-/// `tcp://[ADDR]:PORT?listen` waits for one receiver).
+/// bytes, as real senders do), over TCP (`tcp://HOST:PORT` connects,
+/// `tcp://[ADDR]:PORT?listen` waits for one receiver), or over SRT (`srt://HOST:PORT` calls,
+/// `srt://:PORT` listens; messages of 1316 bytes, see ``SRTURL``).
 ///
 /// When a TCP receiver goes away, the stream goes on: a client reconnects (one attempt per
 /// ``waitForReceiver(timeoutMicros:)``, so every 100 ms from ``LiveSender``), a listener accepts
@@ -28,6 +29,7 @@ public final class StreamSender {
     /// TCP client: the addresses to reconnect to, `(family, sockaddr bytes)`.
     private var connectAddresses: [(Int32, [UInt8])] = []
     private var lost = false
+    private var srt: SRTSendLink?
 
     /// Opens the destination: a UDP socket, a connected TCP socket (one attempt), or a
     /// listening TCP socket (the receiver is accepted by ``waitForReceiver(timeoutMicros:)``).
@@ -73,8 +75,11 @@ public final class StreamSender {
             case .success(let s): listenFD = s
             case .failure(let f): throw SourceError.open("\(label): cannot listen: \(f.text)")
             }
+        case .srt(let u):
+            isUDP = false
+            srt = try SRTSendLink(url: u)
         case .file, .stdin, .rtsp, .selecting:
-            throw SourceError.open("\(label): send needs udp:// or tcp://")
+            throw SourceError.open("\(label): send needs udp://, tcp:// or srt://")
         }
     }
 
@@ -97,6 +102,7 @@ public final class StreamSender {
     /// connect again once, and sleeps out the timeout when that fails.
     /// - Returns: true when a send can go out now.
     public func waitForReceiver(timeoutMicros: Int) -> Bool {
+        if let srt { return srt.waitForReceiver(timeoutMicros: timeoutMicros) }
         if fd >= 0 { return true }
         if !connectAddresses.isEmpty {
             if connectOnce() == nil {
@@ -135,9 +141,15 @@ public final class StreamSender {
     public var isDatagram: Bool { isUDP }
 
     /// Sends one access unit (Annex B bytes): over UDP cut into datagrams of at most ``mtu``
-    /// bytes; over TCP in one write. When the TCP receiver is gone, the connection is closed,
-    /// logged once, and ``waitForReceiver(timeoutMicros:)`` gets the next one.
+    /// bytes; over TCP in one write; over SRT in messages of 1316 bytes. When the TCP or SRT
+    /// receiver is gone, the connection is closed, logged once, and
+    /// ``waitForReceiver(timeoutMicros:)`` gets the next one.
     public func send(_ bytes: [UInt8]) {
+        if let srt {
+            let r = bytes.withUnsafeBytes { srt.send($0) }
+            datagramsSent += r.messages; bytesSent += r.bytes; sendErrors += r.failed ? 1 : 0
+            return
+        }
         guard fd >= 0 else { return }
         bytes.withUnsafeBytes { raw in
             if isUDP {
@@ -168,8 +180,19 @@ public final class StreamSender {
         }
     }
 
+    /// SRT's statistics of the link (retransmissions sent, drops), for an SRT destination.
+    public var srtStatistics: SRTStatistics? { srt?.statistics }
+
+    /// Ends the stream: an SRT receiver first plays out what is in flight (up to 2 s and its
+    /// latency); then the sockets close.
+    public func finish() {
+        srt?.finish()
+        close()
+    }
+
     /// Closes the sockets.
     public func close() {
+        srt?.close()
         if fd >= 0 { Glibc.close(fd) }
         if listenFD >= 0 { Glibc.close(listenFD) }
         fd = -1

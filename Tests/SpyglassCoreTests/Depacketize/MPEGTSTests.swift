@@ -143,6 +143,29 @@ import Glibc
         #expect(r.damaged.suffix(15).allSatisfy { !$0 })
     }
 
+    /// A pause inside a picture longer than the idle time (a relay, a congested link): the
+    /// picture ends early once, the NAL unit it cut comes again whole for the feed to repair, and
+    /// the idle time doubles, so the next pause of that length does not end a picture.
+    @Test func aPauseInsideAPictureDoublesTheIdleTime() throws {
+        let bytes = try Fixtures.bytes(try Self.transportStream(frames: 5))
+        var d = MPEGTSDepacketizer(maxUnitBytes: 1 << 20, idleFlushMicros: 1_000)
+        var events: [DepacketizerEvent] = []
+        // The second video PES (PID 256, payload_unit_start set), cut after its first two packets.
+        let starts = stride(from: 0, to: bytes.count, by: 188).filter { (p: Int) -> Bool in
+            let pid = Int(bytes[p + 1] & 0x1F) << 8 | Int(bytes[p + 2])
+            return pid == 256 && bytes[p + 1] & 0x40 != 0
+        }
+        let cut: Int = starts[1] + 2 * 188
+        bytes[0..<cut].withUnsafeBytes { d.push($0, arrivalMicros: 10_000, truncated: false) { events.append($0) } }
+        #expect(d.pollTimeoutMicros(default: 50_000) == 1_000)
+        d.tick(nowMicros: 11_500) { events.append($0) }   // 1.5 ms of quiet inside the picture
+        bytes[cut..<bytes.count].withUnsafeBytes { d.push($0, arrivalMicros: 12_000, truncated: false) { events.append($0) } }
+        let notes = events.compactMap { if case .note(let n) = $0 { return n } else { return nil } }
+        #expect(notes.contains { $0.contains("pause inside a picture") && $0.contains("2 ms") }, "\(notes)")
+        #expect(events.contains { if case .cut = $0 { return true } else { return false } }, "the cut unit, for repair")
+        #expect(d.counts[.cutNALUnits] == 1)
+    }
+
     @Test func onlyWholeTSPacketsOrThreeSyncBytesLookLikeTS() {
         func looks(_ b: [UInt8]) -> Bool { b.withUnsafeBytes { AutoDepacketizer.looksLikeMPEGTS($0) } }
         var ts = [UInt8](repeating: 0xFF, count: 7 * 188)

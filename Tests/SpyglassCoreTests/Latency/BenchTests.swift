@@ -35,4 +35,21 @@ import Glibc
         }
         #expect(checked > 30, "about 60 frames in 2 s at 30 fps")
     }
+
+    /// The transports that need a real server or library in between: SRT through libsrt, RTSP
+    /// through GStreamer's RTSP server (UDP and TCP). Each run decodes the pattern cleanly and
+    /// reports what the receiver added.
+    @Test(.enabled(if: RTSPTests.available, "gst-rtsp-server is not installed: run tools/setup"),
+          arguments: [["srt"], ["rtsp", "--rtsp-transport", "udp"], ["rtsp", "--rtsp-transport", "tcp"]])
+    func benchRunsThroughSRTAndAnRTSPServer(transport: [String]) throws {
+        let csv = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(getpid())-\(transport.joined()).csv").path
+        let (rc, out, err) = try Fixtures.run(Fixtures.spyglassBinary,
+            ["bench", "--duration", "3", "--display", "none", "--size", "640x360", "--keyint", "15", "--latency-log", csv,
+             "--plot", "none", "--transport"] + transport, timeoutSeconds: 120)
+        #expect(rc == 0 || rc == 3, "bench ran (\(rc)): \(err)")
+        #expect(out.contains("receiver-added"), "\(out)")
+        let frames = out.split(separator: "\n").first { $0.hasPrefix("frames: ") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+        #expect(frames > 45, "most of 90 pictures decoded over \(transport): \(out)")
+        #expect(out.contains("; 0 decode errors"), "\(out)")
+    }
 }

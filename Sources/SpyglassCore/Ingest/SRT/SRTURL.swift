@@ -1,0 +1,93 @@
+/// An `srt://[HOST]:PORT[?mode=caller|listener&latency=MS&passphrase=SECRET]` URL, as SRT
+/// tools write them (srt-live-transmit, OBS, GStreamer's `srtsrc uri=`; ffmpeg's own differ in
+/// taking latency in µs).
+///
+/// - `mode`: `caller` connects to HOST:PORT, `listener` waits on [HOST]:PORT for a caller.
+///   Default: caller when a host is given, listener for `srt://:PORT`.
+/// - `latency`: SRT's receive latency (TSBPD delay), ms, 0...60000; default 20 (a LAN). Both
+///   ends propose one and the larger wins (SRT handshake, `SRTO_RCVLATENCY`/`SRTO_PEERLATENCY`).
+/// - `passphrase`: AES key-exchange secret, 10 to 79 characters (libsrt's `SRTO_PASSPHRASE`
+///   rule), percent-decoded; both ends must agree.
+public struct SRTURL: Equatable, Sendable, CustomStringConvertible {
+    /// Who opens the connection.
+    public enum Mode: String, Sendable { case caller, listener }
+
+    /// The peer to call, or the local address to listen on (nil: every interface).
+    public var host: String?
+    /// The UDP port called or listened on.
+    public var port: UInt16
+    /// Caller or listener.
+    public var mode: Mode
+    /// Receive latency, ms.
+    public var latencyMillis: Int
+    /// The AES passphrase, or nil for an unencrypted stream.
+    public var passphrase: String?
+
+    /// Default receive latency, ms: enough for a retransmission on a LAN, no more.
+    public static let defaultLatencyMillis = 20
+
+    /// Errors for an `srt://` URL that cannot be used; the description is one line.
+    public enum ParseError: Error, Equatable, CustomStringConvertible {
+        case badParameter(String)
+        public var description: String {
+            switch self { case .badParameter(let s): return s }
+        }
+    }
+
+    /// An SRT endpoint from its parts (port 0 lets a listener take any free port).
+    public init(host: String?, port: UInt16, mode: Mode, latencyMillis: Int = Self.defaultLatencyMillis, passphrase: String? = nil) {
+        self.host = host
+        self.port = port
+        self.mode = mode
+        self.latencyMillis = latencyMillis
+        self.passphrase = passphrase
+    }
+
+    /// Parses an `srt://` URL.
+    /// - Throws: ``SourceURL/ParseError/badAddress(_:)`` for a bad HOST:PORT;
+    ///   ``ParseError/badParameter(_:)`` for an unknown parameter, a latency out of range, a
+    ///   passphrase of the wrong length, or a caller with no host.
+    public init(parsing text: String) throws {
+        guard let schemeEnd = text.range(of: "://") else { throw SourceURL.ParseError.badAddress(text) }
+        var rest = String(text[schemeEnd.upperBound...])
+        var query = ""
+        if let q = rest.firstIndex(of: "?") { query = String(rest[rest.index(after: q)...]); rest = String(rest[..<q]) }
+        if rest.hasSuffix("/") { rest.removeLast() }
+        (host, port) = try SourceURL.hostPort(rest, original: text)
+        mode = host == nil ? .listener : .caller
+        latencyMillis = Self.defaultLatencyMillis
+        for item in query.split(separator: "&") {
+            let kv = item.split(separator: "=", maxSplits: 1)
+            try apply(key: String(kv[0]), value: kv.count > 1 ? String(kv[1]) : "", url: text)
+        }
+        if mode == .caller && host == nil { throw ParseError.badParameter("\(text): a caller needs a host (srt://HOST:PORT)") }
+    }
+
+    private mutating func apply(key: String, value: String, url: String) throws {
+        switch key {
+        case "mode":
+            guard let m = Mode(rawValue: value) else { throw ParseError.badParameter("\(url): mode '\(value)' (use caller or listener)") }
+            mode = m
+        case "latency":
+            guard let ms = Int(value), (0...60_000).contains(ms) else { throw ParseError.badParameter("\(url): latency '\(value)' (use 0 to 60000 ms)") }
+            latencyMillis = ms
+        case "passphrase":
+            let secret = value.removingPercentEncodingIfPossible
+            guard (10...79).contains(secret.count) else { throw ParseError.badParameter("\(url): the passphrase must be 10 to 79 characters") }
+            passphrase = secret
+        default:
+            throw ParseError.badParameter("\(url): unknown parameter '\(key)' (use mode, latency, passphrase)")
+        }
+    }
+
+    /// The URL without the passphrase (for logs and the window title).
+    public var description: String {
+        let h = host.map { $0.contains(":") ? "[\($0)]" : $0 } ?? ""
+        let implied: Mode = host == nil ? .listener : .caller
+        var params: [String] = []
+        if mode != implied { params.append("mode=\(mode.rawValue)") }
+        if latencyMillis != Self.defaultLatencyMillis { params.append("latency=\(latencyMillis)") }
+        if passphrase != nil { params.append("passphrase=…") }
+        return "srt://\(h):\(port)" + (params.isEmpty ? "" : "?" + params.joined(separator: "&"))
+    }
+}

@@ -158,6 +158,8 @@ import Glibc
         settings.clock = options.clock
         settings.fitToVideo = options.windowSize == nil
         settings.live = feed.url.deliversInRealTime
+        settings.recording = options.recordPath != nil
+        if let target = options.targetMillis { settings.targetMillis = target }
         let window = FeedWindow(display: display, pipeline: feed.pipeline, slot: feed.slot!, latency: feed.latency,
                                 recording: feed.recording, settings: settings)
         window.onTick = onTick

@@ -19,6 +19,10 @@ import Glibc
         public var fitToVideo = true
         /// The source is live (stall detection applies).
         public var live = true
+        /// What arrives is being recorded (`--record`): a REC tag stays on the picture.
+        public var recording = false
+        /// Glass-to-glass target of the live overlay, ms.
+        public var targetMillis = 100.0
         public init() {}
     }
 
@@ -28,7 +32,13 @@ import Glibc
     private let latency: LatencyRecorder?
     private let recording: RecordingSource?
     private let settings: Settings
-    private var showStats = false
+    /// What the overlay shows: nothing, the run's link statistics (`s`) or the last second (`i`).
+    private enum OverlayMode { case none, stats, live }
+    private var mode = OverlayMode.none
+    /// The live overlay's last registry snapshot (and when, µs), and the sparkline's history.
+    private var liveBefore: (snapshot: MetricsRegistry.Snapshot, micros: UInt64)?
+    private var liveHistory = GlassToGlassHistory()
+    private var liveLines: [OverlayLine] = []
     /// Called about every 100 ms on the main thread (bench's progress line).
     public var onTick: (() -> Void)?
 
@@ -115,14 +125,14 @@ import Glibc
         updateBadge(now: now, presenter: &p)
         if let rec = recording {
             let pr = rec.progress
-            let line = String(format: "%@ %6.1f / %.1f s  frame %d / %d  %.2fx", pr.paused ? "⏸" : "▶",
-                              pr.position, pr.duration, pr.frame, pr.frames, pr.speed)
-            display.setProgress(fraction: pr.duration > 0 ? pr.position / pr.duration : 0, text: line)
-            if isatty(2) != 0 { writeStandardError("\r" + line + "   ") }
+            let line = String(format: "%6.1f / %.1f s  frame %d / %d  %.2fx", pr.position, pr.duration, pr.frame, pr.frames, pr.speed)
+            display.setProgress(fraction: pr.duration > 0 ? pr.position / pr.duration : 0, text: line, paused: pr.paused)
+            if isatty(2) != 0 { writeStandardError("\r" + (pr.paused ? "paused  " : "playing ") + line + "   ") }
             if pr.paused { display.redraw() }
         }
-        if showStats && !p.stalled {
-            display.setOverlay(Self.statsLines(pipeline.summary))
+        sampleLastSecond(now: now)
+        if mode != .none && !p.stalled {
+            showOverlay()
             display.redraw()
         }
         guard settings.live else { return }
@@ -148,8 +158,12 @@ import Glibc
         case .toggleFullscreen?:
             display.toggleFullscreen()
         case .key(let sym)? where sym == Int32(UnicodeScalar("s").value):
-            showStats.toggle()
-            display.setOverlay(showStats ? Self.statsLines(pipeline.summary) : [])
+            mode = mode == .stats ? .none : .stats
+            showOverlay()
+            display.redraw()
+        case .key(let sym)? where sym == Int32(UnicodeScalar("i").value):
+            mode = mode == .live ? .none : .live
+            showOverlay()
             display.redraw()
         case .key(let sym)?:
             if let rec = recording { Self.replayKey(sym, rec) }
@@ -165,6 +179,8 @@ import Glibc
             let (sn, sd) = frame.sampleAspectRatio
             display.fitWindow(width: frame.width * sn / max(1, sd), height: frame.height)
         }
+        // The tags belong to this picture: set before it is drawn.
+        display.tags = SDLDisplay.Tags(damaged: frame.damaged, recording: settings.recording)
         frame.timing.renderStartMicros = MonotonicClock.nowMicros()
         guard display.present(frame) else {
             latency?.record(frame, dropped: true)
@@ -174,13 +190,37 @@ import Glibc
         frame.timing.presentedMicros = MonotonicClock.nowMicros()
         p.lastPresented = frame.timing.presentedMicros
         p.datagramsAtLastFrame = pipeline.metrics.count(.datagrams)
-        if p.stalled { display.setOverlay(showStats ? Self.statsLines(pipeline.summary) : []); p.stalled = false; p.playing = false }
+        if p.stalled { showOverlay(); p.stalled = false; p.playing = false }
         PresentationStamps.record(frame, metrics: pipeline.metrics, latency: latency)
         let fmt = "\(pipeline.metrics.codec ?? "") \(frame.width)x\(frame.height)"
         if !p.playing || fmt != p.lastFormat {
             display.setTitle(title("playing \(fmt)"))
             p.playing = true
             p.lastFormat = fmt
+        }
+    }
+
+    /// Once a second: the last second's figures (``FeedRates``) for the live overlay (`i`).
+    private func sampleLastSecond(now: UInt64) {
+        if let before = liveBefore, now - before.micros < 1_000_000 { return }
+        let snapshot = pipeline.metrics.snapshot()
+        defer { liveBefore = (snapshot, now) }
+        guard let before = liveBefore else { return }
+        let rates = FeedRates(from: before.snapshot, to: snapshot, seconds: Double(now - before.micros) / 1e6)
+        liveHistory.append(rates.millis(.glassToGlass, quantile: 0.99))
+        let age = snapshot.lastShownMicros.map { Double(now - min(now, $0)) / 1000 }
+        let inputs = FeedOverlay.Inputs(snapshot: snapshot, rates: rates, frameAgeMillis: age, targetMillis: settings.targetMillis)
+        liveLines = FeedOverlay.lines(inputs, compact: display.outputSize.height < 400)
+    }
+
+    /// Puts the overlay of the current mode on the display.
+    private func showOverlay() {
+        switch mode {
+        case .none: display.setOverlay([])
+        case .stats: display.setOverlay(Self.statsLines(pipeline.summary))
+        case .live:
+            display.setOverlay(lines: liveLines.isEmpty ? [OverlayLine("measuring the last second…")] : liveLines,
+                               sparkline: (liveHistory, settings.targetMillis))
         }
     }
 

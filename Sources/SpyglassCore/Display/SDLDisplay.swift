@@ -72,7 +72,9 @@ public final class SDLDisplay: RoutedWindow {
     private var font: OpaquePointer?
     private var lastAspect: Double = 16.0 / 9.0
     private var hasPicture = false
-    private var overlay: [String] = []
+    private var overlay: [OverlayLine] = []
+    /// The live overlay's sparkline of glass-to-glass, with its target (ms); nil: none.
+    private var sparkline: (history: GlassToGlassHistory, targetMillis: Double)?
     private var message: [String] = ["Waiting for video…"]
     /// The SDL renderer in use ("opengl", "software", …).
     public private(set) var rendererName = "?"
@@ -210,6 +212,13 @@ public final class SDLDisplay: RoutedWindow {
         return { signal.wake() }
     }
 
+    /// The window's drawable size, pixels.
+    public var outputSize: (width: Int, height: Int) {
+        var w: Int32 = 0, h: Int32 = 0
+        SDL_GetWindowSize(window, &w, &h)
+        return (Int(w), Int(h))
+    }
+
     /// Sets the title bar text.
     /// - Parameter title: the new title.
     public func setTitle(_ title: String) { SDL_SetWindowTitle(window, title) }
@@ -245,8 +254,87 @@ public final class SDLDisplay: RoutedWindow {
     /// - Parameters:
     ///   - fraction: how far along, 0 to 1 (clamped).
     ///   - text: the line drawn on the bar.
-    public func setProgress(fraction: Double, text: String) {
+    ///   - paused: a pause sign (two bars) before the text, else a play sign (a triangle): drawn
+    ///     as shapes, not as glyphs a font may lack.
+    public func setProgress(fraction: Double, text: String, paused: Bool) {
         progress = (max(0, min(1, fraction)), text)
+        progressPaused = paused
+    }
+    private var progressPaused = false
+
+    /// Small always-on tags at the picture's top right, below the rows a sender's time code may
+    /// take: what the picture is (damaged: built on lost or concealed data) and what the feed
+    /// does (recording). Drawn from the next redraw on.
+    public var tags = Tags()
+
+    /// The top-right tags.
+    public struct Tags: Equatable, Sendable {
+        /// The picture shown is damaged (red "DAMAGED").
+        public var damaged = false
+        /// What arrives is being recorded (red disc and "REC").
+        public var recording = false
+        public init(damaged: Bool = false, recording: Bool = false) {
+            self.damaged = damaged
+            self.recording = recording
+        }
+    }
+
+    /// Draws the pause or play sign in a 16x16 box at (x, y).
+    private func drawPlaySign(x: Int, y: Int, paused: Bool) {
+        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
+        SDL_SetRenderDrawColor(renderer, 235, 235, 235, 255)
+        if paused {
+            for bx in [x + 2, x + 10] { var r = SDL_Rect(x: Int32(bx), y: Int32(y), w: 4, h: 16); SDL_RenderFillRect(renderer, &r) }
+        } else {
+            for dy in 0..<16 {
+                let w = 14 - abs(dy - 8) * 14 / 8
+                var r = SDL_Rect(x: Int32(x + 1), y: Int32(y + dy), w: Int32(max(1, w)), h: 1)
+                SDL_RenderFillRect(renderer, &r)
+            }
+        }
+    }
+
+    /// The tags at the top right of `picture`, below the time-code rows.
+    private func drawTags(in picture: SDL_Rect) {
+        var y = Int(picture.y) + TimeCode.stripHeight(width: Int(picture.w)) + 6
+        let right = Int(picture.x + picture.w) - 8
+        for (on, text, tone) in [(tags.recording, "REC", OverlayLine.Tone.bad), (tags.damaged, "DAMAGED", .bad)] where on {
+            let w = textWidth(text) + (text == "REC" ? 30 : 14)
+            SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
+            SDL_SetRenderDrawColor(renderer, 16, 16, 20, 255)
+            var box = SDL_Rect(x: Int32(right - w), y: Int32(y), w: Int32(w), h: 30)
+            SDL_RenderFillRect(renderer, &box)
+            if text == "REC" {
+                SDL_SetRenderDrawColor(renderer, 230, 40, 40, 255)
+                for dy in -6...6 {
+                    let half = Int(Double(36 - dy * dy).squareRoot())
+                    var row = SDL_Rect(x: Int32(right - w + 14 - half), y: Int32(y + 15 + dy), w: Int32(2 * half + 1), h: 1)
+                    SDL_RenderFillRect(renderer, &row)
+                }
+            }
+            drawLines([OverlayLine(text, tone)], x: right - w + (text == "REC" ? 24 : 7), y: y + 2, box: false)
+            y += 36
+        }
+    }
+
+    /// The live overlay's sparkline (bars of glass-to-glass p99 a second, coloured against the
+    /// target; a gap for a second without a figure), its bottom edge at `bottom`; returns its height.
+    private func drawSparkline(bottom: Int) -> Int {
+        guard let (history, target) = sparkline, history.values.contains(where: { $0 != nil }) else { return 0 }
+        let h = 34, top = bottom - h, scale = history.scaleTop(targetMillis: target)
+        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_NONE)
+        SDL_SetRenderDrawColor(renderer, 16, 16, 20, 255)
+        var box = SDL_Rect(x: 6, y: Int32(top), w: Int32(history.capacity * 8 + 8), h: Int32(h))
+        SDL_RenderFillRect(renderer, &box)
+        for (i, value) in history.values.enumerated() {
+            guard let ms = value else { continue }
+            let bar = max(1, Int(Double(h - 6) * ms / scale))
+            let c = OverlayLine.Tone.of(millis: ms, target: target).rgb
+            SDL_SetRenderDrawColor(renderer, c.r, c.g, c.b, 255)
+            var r = SDL_Rect(x: Int32(10 + i * 8), y: Int32(bottom - 3 - bar), w: 6, h: Int32(bar))
+            SDL_RenderFillRect(renderer, &r)
+        }
+        return h + 6
     }
 
     /// The feed's state badge (a coloured disc and words, as on the wall), drawn at the bottom
@@ -274,7 +362,17 @@ public final class SDLDisplay: RoutedWindow {
     /// Lines drawn over the picture's corner (stall state, counters) from the next redraw on.
     /// - Parameter lines: the lines; empty for none.
     public func setOverlay(_ lines: [String]) {
+        overlay = lines.map { OverlayLine($0) }
+        sparkline = nil
+    }
+
+    /// The live overlay (``FeedOverlay``): lines in their tones, and a sparkline above them.
+    /// - Parameters:
+    ///   - lines: the lines; empty for none.
+    ///   - sparkline: glass-to-glass of the last seconds and the target, ms; nil for none.
+    public func setOverlay(lines: [OverlayLine], sparkline: (history: GlassToGlassHistory, targetMillis: Double)?) {
         overlay = lines
+        self.sparkline = sparkline
     }
 
     /// Waits for this window's next event: a ready frame (``wake()``) first, then the window-system
@@ -400,7 +498,12 @@ public final class SDLDisplay: RoutedWindow {
             // Bottom left: the top rows may carry a time code that an observer reads.
             var bar = progress != nil ? 34 : 0
             if let badge { bar += drawBadge(badge, bottom: Int(oh) - 6 - bar) }
-            if !overlay.isEmpty { drawText(overlay, x: 12, y: Int(oh) - 36 * overlay.count - 8 - bar, box: true) }
+            if !overlay.isEmpty {
+                let top = Int(oh) - 36 * overlay.count - 8 - bar
+                drawLines(overlay, x: 12, y: top, box: true)
+                _ = drawSparkline(bottom: top - 6)
+            }
+            drawTags(in: dst)
             if let progress {
                 SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
                 SDL_SetRenderDrawColor(renderer, 0, 0, 0, 170)
@@ -409,7 +512,8 @@ public final class SDLDisplay: RoutedWindow {
                 SDL_SetRenderDrawColor(renderer, 80, 160, 255, 220)
                 var fill = SDL_Rect(x: 0, y: oh - 4, w: Int32(Double(ow) * progress.fraction), h: 4)
                 SDL_RenderFillRect(renderer, &fill)
-                drawText([progress.text], x: 10, y: Int(oh) - 30, box: false)
+                drawPlaySign(x: 10, y: Int(oh) - 23, paused: progressPaused)
+                drawText([progress.text], x: 34, y: Int(oh) - 30, box: false)
             }
         } else {
             SDL_SetRenderDrawColor(renderer, 32, 36, 44, 255)
@@ -539,17 +643,32 @@ public final class SDLDisplay: RoutedWindow {
 
     /// `box` puts each line on a dark box (`opaque`: a solid one, for the badge).
     private func drawText(_ lines: [String], x: Int, y: Int, box: Bool, opaque: Bool = false) {
+        drawLines(lines.map { OverlayLine($0) }, x: x, y: y, box: box, opaque: opaque)
+    }
+
+    /// The width of `text` in the window's font, pixels (0 without a font).
+    private func textWidth(_ text: String) -> Int {
+        guard let font else { return 0 }
+        var w: Int32 = 0, h: Int32 = 0
+        TTF_SizeUTF8(font, text, &w, &h)
+        return Int(w)
+    }
+
+    /// Lines in their tones' colours; `box` puts each on a dark box (`opaque`: a solid one). The
+    /// box is dark enough (80 %) for light text to read over bright pictures.
+    private func drawLines(_ lines: [OverlayLine], x: Int, y: Int, box: Bool, opaque: Bool = false) {
         guard let font else { return }
         var yy = y
-        for line in lines where !line.isEmpty {
-            guard let surface = TTF_RenderUTF8_Blended(font, line, SDL_Color(r: 235, g: 235, b: 235, a: 255)) else { continue }
+        for entry in lines where !entry.text.isEmpty {
+            let line = entry.text, c = entry.tone.rgb
+            guard let surface = TTF_RenderUTF8_Blended(font, line, SDL_Color(r: c.r, g: c.g, b: c.b, a: 255)) else { continue }
             defer { SDL_FreeSurface(surface) }
             guard let tex = SDL_CreateTextureFromSurface(renderer, surface) else { continue }
             defer { SDL_DestroyTexture(tex) }
             var r = SDL_Rect(x: Int32(x), y: Int32(yy), w: surface.pointee.w, h: surface.pointee.h)
             if box {
                 SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
-                SDL_SetRenderDrawColor(renderer, opaque ? 16 : 0, opaque ? 16 : 0, opaque ? 20 : 0, opaque ? 255 : 160)
+                SDL_SetRenderDrawColor(renderer, opaque ? 16 : 0, opaque ? 16 : 0, opaque ? 20 : 0, opaque ? 255 : 205)
                 var bg = SDL_Rect(x: r.x - 6, y: r.y - 2, w: r.w + 12, h: r.h + 4)
                 SDL_RenderFillRect(renderer, &bg)
             }

@@ -148,4 +148,24 @@ struct WindowPixelTests {
         let disc = shown.pixel(21, 360 - 6 - 17)
         #expect(disc == (230, 40, 40) || disc == (150, 150, 150), "the badge's disc: \(disc)")
     }
+
+    /// Two tags stay on at the picture's top right, below the time-code rows: REC (a red disc)
+    /// while `--record` writes, and a red DAMAGED on a picture built on concealed data.
+    @Test func recordingAndDamageAreTaggedOnThePicture() throws {
+        let clip = Fixtures.capture("test/h264-baseline.h264")
+        var aus = AccessUnitAssembler.accessUnits(ofAnnexB: try Fixtures.bytes(clip)).1.map { $0.annexB() }
+        let mid = aus[5].count / 2
+        for i in mid..<min(aus[5].count, mid + 24) { aus[5][i] ^= 0x5A }      // picture 5 concealed, 6… on it
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tags-\(getpid())-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let corrupt = "\(dir)/corrupt.h264"
+        try Data(aus.flatMap { $0 }).write(to: URL(fileURLWithPath: corrupt))
+        // The last picture shown is picture 9: on the concealed one's references.
+        let shown = try windowPicture(corrupt, extra: ["--frames", "10", "--record", "\(dir)/rec"])
+        let top = TimeCode.stripHeight(width: shown.width) + 6
+        let region = { (y0: Int) in (y0..<(y0 + 30)).flatMap { y in (max(0, shown.width - 160)..<shown.width).map { shown.pixel($0, y) } } }
+        #expect(region(top).contains { $0 == (230, 40, 40) }, "the REC disc")
+        #expect(region(top + 36).contains { $0.0 > 235 && (70...110).contains($0.1) && (60...100).contains($0.2) }, "the red DAMAGED text")
+        #expect(FileManager.default.fileExists(atPath: "\(dir)/rec.h264"))
+    }
 }

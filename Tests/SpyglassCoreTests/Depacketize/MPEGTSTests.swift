@@ -58,9 +58,9 @@ import Glibc
         #expect(r.summary.tsPacketsDropped == 0, "no part of a PES is dropped after an idle gap")
     }
 
-    /// ffmpeg's MPEG-TS muxer over UDP (7 packets of 188 bytes per datagram), in real time.
-    @Test func transportStreamOverUDPPlaysBitExact() throws {
-        let ts = try Self.transportStream()
+    /// Plays what ffmpeg sends in real time (`-re -c copy -f FORMAT URL`, `PORT` in `url` replaced)
+    /// into a live pipeline on a UDP port; returns what came out and ffmpeg's framemd5 of `ts`.
+    private func playFromFFmpeg(_ ts: String, format: String, url: String) throws -> (Harness.Result, [Fixtures.FrameHash]) {
         let expected = try Self.expected(ts)
         let udp = try UDPSource(host: "127.0.0.1", port: 0)
         let port = udp.boundPort
@@ -68,10 +68,15 @@ import Glibc
         o.timeoutSeconds = 5
         let h = Harness(source: udp, options: o)
         h.start()
-        let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-re", "-i", ts, "-c", "copy",
-                                                                 "-f", "mpegts", "udp://127.0.0.1:\(port)?pkt_size=1316"])
+        let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-re", "-i", ts, "-c", "copy", "-f", format,
+                                                                 url.replacingOccurrences(of: "PORT", with: String(port))])
         #expect(rc == 0, "\(err)")
-        let r = h.finish()
+        return (h.finish(), expected)
+    }
+
+    /// ffmpeg's MPEG-TS muxer over UDP (7 packets of 188 bytes per datagram), in real time.
+    @Test func transportStreamOverUDPPlaysBitExact() throws {
+        let (r, expected) = try playFromFFmpeg(try Self.transportStream(), format: "mpegts", url: "udp://127.0.0.1:PORT?pkt_size=1316")
         #expect(r.hashes == expected)
         #expect(Set(r.timings.map(\.completion)).isSubset(of: [.tsStuffing, .idleGap, .nextAccessUnit, .pesLength, .endOfStream]))
         #expect(r.timings.filter { $0.completion == .tsStuffing }.count > r.timings.count / 2, "ffmpeg stuffs the last packet of each PES: pictures end there, with no wait")
@@ -81,18 +86,7 @@ import Glibc
     /// payload into the TS demultiplexer, bit-exact against ffmpeg's framemd5 of the encoded
     /// stream, and RTP loss counted (none on loopback).
     @Test func rtpPayloadType33PlaysBitExact() throws {
-        let ts = try Self.transportStream()
-        let expected = try Self.expected(ts)
-        let udp = try UDPSource(host: "127.0.0.1", port: 0)
-        let port = udp.boundPort
-        var o = Harness.liveOptions(frames: expected.count, idleFlushMicros: 1_000)
-        o.timeoutSeconds = 5
-        let h = Harness(source: udp, options: o)
-        h.start()
-        let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-re", "-i", ts, "-c", "copy",
-                                                                 "-f", "rtp_mpegts", "rtp://127.0.0.1:\(port)"])
-        #expect(rc == 0, "\(err)")
-        let r = h.finish()
+        let (r, expected) = try playFromFFmpeg(try Self.transportStream(), format: "rtp_mpegts", url: "rtp://127.0.0.1:PORT")
         // ffmpeg's rtp_mpegts sends only whole 7-packet payloads: the TS packets left in its
         // buffer at the end never go out, so the last picture arrives cut (and is shown damaged).
         #expect(Array(r.hashes.prefix(expected.count - 1)) == Array(expected.prefix(expected.count - 1)))

@@ -11,7 +11,7 @@ enum PlayArguments {
                         "--summary", "--record", "--record-split-mb", "--record-split-min", "--latency-log",
                         "--snapshot", "--vsync", "--clock", "--window-pos", "--window-size", "--quiet", "--status",
                         "--verbose", "--max-au-mb", "--max-size", "--help", "--clock-offset-ms", "--clock-offset", "--rtsp-transport", "--metrics",
-                        "--wall", "--layout", "--gravity"]
+                        "--wall", "--layout", "--gravity", "--target-ms"]
 
     /// Parses `play`'s arguments when every feed has the same options (`replay`).
     /// - Returns: the sources, in order (feed 1, 2, …), and the options.
@@ -147,6 +147,7 @@ enum PlayArguments {
             guard let d = PlayOptions.DisplayKind(rawValue: v) else { throw CLIError.usage("--display: '\(v)' (use sdl or none)") }
             o.display = d
         case "--stall-ms": o.stallMillis = try a.number(arg, 50...600_000)
+        case "--target-ms": o.targetMillis = try a.number(arg, 1...600_000)
         case "--hide-damaged": o.showDamaged = false
         case "--show-damaged": o.showDamaged = true
         case "--vsync": o.vsync = true

@@ -30,6 +30,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
   --fps N                  frame rate for files/stdin (default: VUI timing, else 30)
   --untimed                play files/stdin as fast as possible
   --allow-from ADDR[/N]    accept UDP datagrams / TCP senders only from there (repeatable)
+  --target-ms MS           glass-to-glass target shown green/amber/red in the overlay and on tiles (default 100)
   --stall-ms MS            no new frame for MS shows a STALLED state with the frame's age (default 500)
   --hide-damaged           hold the last clean frame instead of showing concealed ones (default: show)
   --rtp | --raw            force RTP (RFC 6184/7798) or raw Annex B on UDP (default: auto-detect)
@@ -61,7 +62,8 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
                            S s, redrawn in place on a terminal (default 1 on a terminal, 10 otherwise, 0 = off)
   --quiet                  only errors and the summary
   --verbose                also libavcodec's own warnings
-Window keys: f fullscreen, s link statistics, q/Esc quit
+Window keys: f fullscreen, i the last second live (fps, bitrate, glass-to-glass against --target-ms, stages),
+             s the run's link statistics, p PNG screenshot (./spyglass-SOURCE-TIME.png), q/Esc quit
 Replay keys: space pause/resume, . one frame (paused), ←/→ seek 5 s, [ ] half/double speed
 Wall keys: 1-9 or click focus a feed (same key, click or Esc: back), Tab next feed, a gravity,
            i last second's numbers per tile, p PNG screenshot (./spyglass-NAME-TIME.png),

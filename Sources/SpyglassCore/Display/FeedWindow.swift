@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 
 /// The presenter: one feed in one window, on the main thread.
 ///
@@ -23,6 +24,8 @@ import Glibc
         public var recording = false
         /// Glass-to-glass target of the live overlay, ms.
         public var targetMillis = 100.0
+        /// Where `p` writes its PNG screenshots (the current folder by default).
+        public var screenshotFolder = FileManager.default.currentDirectoryPath
         public init() {}
     }
 
@@ -161,6 +164,9 @@ import Glibc
             mode = mode == .stats ? .none : .stats
             showOverlay()
             display.redraw()
+        case .key(let sym)? where sym == Int32(UnicodeScalar("p").value):
+            let path = ScreenshotName.path(folder: settings.screenshotFolder, name: pipeline.label)
+            if let why = display.screenshot(path: path) { Log.error("screenshot: \(why)") } else { Log.info("screenshot: \(path)") }
         case .key(let sym)? where sym == Int32(UnicodeScalar("i").value):
             mode = mode == .live ? .none : .live
             showOverlay()

@@ -499,7 +499,10 @@ public final class SDLDisplay: RoutedWindow {
             var bar = progress != nil ? 34 : 0
             if let badge { bar += drawBadge(badge, bottom: Int(oh) - 6 - bar) }
             if !overlay.isEmpty {
-                let top = Int(oh) - 36 * overlay.count - 8 - bar
+                // Above the picture's bottom rows too: a sender's time code may be there.
+                let codeRows = TimeCode.stripHeight(width: Int(dst.w))
+                let bottom = min(Int(oh) - 8 - bar, Int(dst.y + dst.h) - codeRows - 6)
+                let top = bottom - 36 * overlay.count
                 drawLines(overlay, x: 12, y: top, box: true)
                 _ = drawSparkline(bottom: top - 6)
             }
@@ -522,6 +525,10 @@ public final class SDLDisplay: RoutedWindow {
             if let badge { _ = drawBadge(badge, bottom: Int(oh) - 6) }
         }
         if captureReadback && hasPicture { readBack(Int(ow), Int(oh)) }
+        if let path = pendingScreenshot {
+            pendingScreenshot = nil
+            screenshotResult = savePNG(width: Int(ow), height: Int(oh), path: path)
+        }
         SDL_RenderPresent(renderer)   // direct mode: draws what is batched on the surface
         if directSurface { SDL_UpdateWindowSurface(window) }
     }
@@ -566,6 +573,29 @@ public final class SDLDisplay: RoutedWindow {
     private func letterbox(outputWidth: Int, outputHeight: Int, aspect: Double) -> SDL_Rect {
         let r = Self.letterboxRect(outputWidth: outputWidth, outputHeight: outputHeight, aspect: aspect)
         return SDL_Rect(x: Int32(r.x), y: Int32(r.y), w: Int32(r.w), h: Int32(r.h))
+    }
+
+    private var pendingScreenshot: String?
+    private var screenshotResult: String?
+
+    /// `p`: the window as drawn now, as a PNG (SDL2_image) at `path`.
+    /// - Returns: nil when written, else why not (one line).
+    public func screenshot(path: String) -> String? {
+        pendingScreenshot = path
+        screenshotResult = "no picture drawn"
+        redraw()
+        return screenshotResult
+    }
+
+    /// Reads the drawn window back (before it is presented) and writes it as a PNG.
+    private func savePNG(width w: Int, height h: Int, path: String) -> String? {
+        guard w > 0, h > 0, let copy = SDL_CreateRGBSurfaceWithFormat(0, Int32(w), Int32(h), 24, SDL_PIXELFORMAT_RGB24.rawValue) else {
+            return String(cString: SDL_GetError())
+        }
+        defer { SDL_FreeSurface(copy) }
+        guard SDL_RenderReadPixels(renderer, nil, SDL_PIXELFORMAT_RGB24.rawValue, copy.pointee.pixels, copy.pointee.pitch) == 0,
+              IMG_SavePNG(copy, path) == 0 else { return "\(path): \(String(cString: SDL_GetError()))" }
+        return nil
     }
 
     private func readBack(_ w: Int, _ h: Int) {

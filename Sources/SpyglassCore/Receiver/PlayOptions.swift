@@ -52,7 +52,8 @@ public struct PlayOptions: Sendable {
     public var gravity = Gravity.letterbox
     /// `name=` in a wall file: the feed's tile label (nil: the source).
     public var feedName: String?
-    /// `--target-ms` in a wall file: the feed's glass-to-glass target, ms (shown on its tile).
+    /// `--target-ms` (on the command line, or per feed in a wall file): the glass-to-glass target,
+    /// ms, that the overlay and the tiles colour against (nil: 100 in the overlay, no chip colour).
     public var targetMillis: Double?
     /// Defaults: SDL window, no files written.
     public init() {}

@@ -66,6 +66,29 @@ struct WindowRoutingTests {
 
     /// Opens windows A and B through one video system on a virtual screen, runs `body`, then
     /// closes both, shuts SDL down, and only then stops the screen (if the test started it).
+    @Test("p: the single-feed window's screenshot is a PNG of what it shows, named with the feed and time")
+    func aScreenshotIsAPNGOfTheWindow() throws {
+        try withTwoWindows { a, _ in
+            a.showMessage(["Waiting for video…"])
+            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shot-\(getpid())-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            let path = ScreenshotName.path(folder: dir, name: "udp://:5600")
+            #expect(path.hasPrefix("\(dir)/spyglass-udp____5600-") && path.hasSuffix("Z.png"), "\(path)")
+            #expect(a.screenshot(path: path) == nil)
+            let png = try #require(IMG_Load(path), "the PNG decodes: \(String(cString: SDL_GetError()))")
+            defer { SDL_FreeSurface(png) }
+            #expect(png.pointee.w == 320 && png.pointee.h == 180)
+            // The slate background of the waiting window, at a corner no text reaches.
+            var r: UInt8 = 0, g: UInt8 = 0, b: UInt8 = 0
+            let bpp = Int(png.pointee.format.pointee.BytesPerPixel)
+            let pixel = png.pointee.pixels.assumingMemoryBound(to: UInt8.self) + 2 * Int(png.pointee.pitch) + 2 * bpp
+            var value: UInt32 = 0
+            for k in 0..<bpp { value |= UInt32(pixel[k]) << (8 * UInt32(k)) }
+            SDL_GetRGB(value, png.pointee.format, &r, &g, &b)
+            #expect((r, g, b) == (32, 36, 44), "\((r, g, b))")
+        }
+    }
+
     private func withTwoWindows(_ body: (SDLDisplay, SDLDisplay) throws -> Void) throws {
         let screen = try VirtualScreen()
         defer { screen.stop() }

@@ -173,11 +173,7 @@ public final class WallWindow {
     /// `p`: the window (the focused feed when one is focused) as a PNG named with the feed and time.
     private func screenshot() -> String? {
         let who = view.focus.map { tiles[$0].feed.name } ?? "wall"
-        let safe = String(who.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.prefix(60))
-        let f = DateFormatter()
-        f.dateFormat = "yyyyMMdd-HHmmss.SSS"
-        f.timeZone = TimeZone(identifier: "UTC")
-        let path = (settings.screenshotFolder as NSString).appendingPathComponent("spyglass-\(safe)-\(f.string(from: Date()))Z.png")
+        let path = ScreenshotName.path(folder: settings.screenshotFolder, name: who)
         let s = surface.size
         do {
             try surface.savePNG(PixelRect(x: 0, y: 0, width: s.width, height: s.height), path: path)

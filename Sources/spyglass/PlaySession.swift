@@ -149,6 +149,7 @@ import Glibc
             return
         }
         display.captureReadback = options.snapshotPath != nil
+        display.gravity = options.gravity
         display.showClock = options.clock
         display.showMessage(["Waiting for video…", "from \(feed.pipeline.label)"])
         Log.info("window open (SDL renderer: \(display.rendererName))")

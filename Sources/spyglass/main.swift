@@ -62,7 +62,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
                            S s, redrawn in place on a terminal (default 1 on a terminal, 10 otherwise, 0 = off)
   --quiet                  only errors and the summary
   --verbose                also libavcodec's own warnings
-Window keys: f fullscreen, i the last second live (fps, bitrate, glass-to-glass against --target-ms, stages),
+Window keys: f fullscreen, a gravity (letterbox/fill/stretch), i the last second live (fps, bitrate, glass-to-glass against --target-ms, stages),
              s the run's link statistics, p PNG screenshot (./spyglass-SOURCE-TIME.png), q/Esc quit
 Replay keys: space pause/resume, . one frame (paused), ←/→ seek 5 s, [ ] half/double speed
 Wall keys: 1-9 or click focus a feed (same key, click or Esc: back), Tab next feed, a gravity,

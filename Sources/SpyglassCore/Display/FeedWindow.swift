@@ -164,6 +164,10 @@ import Foundation
             mode = mode == .stats ? .none : .stats
             showOverlay()
             display.redraw()
+        case .key(let sym)? where sym == Int32(UnicodeScalar("a").value):
+            display.gravity = display.gravity.next
+            Log.info("gravity: \(display.gravity.rawValue)")
+            display.redraw()
         case .key(let sym)? where sym == Int32(UnicodeScalar("p").value):
             let path = ScreenshotName.path(folder: settings.screenshotFolder, name: pipeline.label)
             if let why = display.screenshot(path: path) { Log.error("screenshot: \(why)") } else { Log.info("screenshot: \(path)") }

@@ -71,6 +71,10 @@ public final class SDLDisplay: RoutedWindow {
     private var lastFrame: DecodedFrame?
     private var font: OpaquePointer?
     private var lastAspect: Double = 16.0 / 9.0
+    private var lastSize = (width: 0, height: 0)
+    /// How the picture fills the window (`a`, `--gravity`): letterbox (default), fill (cropped to
+    /// cover) or stretch. Drawn from the next redraw on.
+    public var gravity = Gravity.letterbox
     private var hasPicture = false
     private var overlay: [OverlayLine] = []
     /// The live overlay's sparkline of glass-to-glass, with its target (ms); nil: none.
@@ -455,6 +459,7 @@ public final class SDLDisplay: RoutedWindow {
         }
         let (sn, sd) = frame.sampleAspectRatio
         lastAspect = Double(frame.width * sn) / Double(max(1, frame.height * sd))
+        lastSize = (frame.width, frame.height)
         hasPicture = true
         redraw()
         return true
@@ -471,7 +476,7 @@ public final class SDLDisplay: RoutedWindow {
         // Clearing costs a pass over the whole window (0.1 ms at 720p in software): only when
         // letterbox bars (or no picture) will show.
         let bars = !hasPicture || showClock
-            || Self.letterboxRect(outputWidth: Int(ow), outputHeight: Int(oh), aspect: lastAspect) != (0, 0, Int(ow), Int(oh))
+            || placement(Int(ow), Int(oh)).destination != PixelRect(x: 0, y: 0, width: Int(ow), height: Int(oh))
         if bars {
             SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
             SDL_RenderClear(renderer)
@@ -483,11 +488,15 @@ public final class SDLDisplay: RoutedWindow {
             oh -= strip
         }
         if hasPicture, directSurface ? lastFrame != nil : texture != nil {
-            var dst = letterbox(outputWidth: Int(ow), outputHeight: Int(oh), aspect: lastAspect)
+            let place = placement(Int(ow), Int(oh))
+            var dst = SDL_Rect(x: Int32(place.destination.x), y: Int32(place.destination.y),
+                               w: Int32(place.destination.width), h: Int32(place.destination.height))
             if directSurface, let frame = lastFrame, let surface {
-                drawDirect(frame, into: surface, rect: dst)
+                drawDirect(frame, into: surface, rect: dst, source: place.source)
             } else {
-                SDL_RenderCopy(renderer, texture, nil, &dst)
+                var src = SDL_Rect(x: Int32(place.source.x), y: Int32(place.source.y),
+                                   w: Int32(place.source.width), h: Int32(place.source.height))
+                SDL_RenderCopy(renderer, texture, &src, &dst)
             }
             if badge?.dimsPicture == true {
                 // A frozen or finished picture must not look live: a quarter of its brightness.
@@ -534,7 +543,13 @@ public final class SDLDisplay: RoutedWindow {
     }
 
     /// Direct mode: libswscale writes the picture into the surface's rectangle `rect`.
-    private func drawDirect(_ frame: DecodedFrame, into surface: UnsafeMutablePointer<SDL_Surface>, rect: SDL_Rect) {
+    /// Where the picture goes in a `width` x `height` window under the gravity, and which part of it.
+    private func placement(_ width: Int, _ height: Int) -> Gravity.Placement {
+        gravity.placement(width: lastSize.width, height: lastSize.height, aspect: lastAspect,
+                          in: PixelRect(x: 0, y: 0, width: width, height: height))
+    }
+
+    private func drawDirect(_ frame: DecodedFrame, into surface: UnsafeMutablePointer<SDL_Surface>, rect: SDL_Rect, source: PixelRect) {
         SDL_RenderFlush(renderer)   // the clear (batched) must land before the picture
         let lock = (surface.pointee.flags & UInt32(SDL_RLEACCEL)) != 0
         if lock { SDL_LockSurface(surface) }
@@ -542,7 +557,7 @@ public final class SDLDisplay: RoutedWindow {
         guard let pixels = surface.pointee.pixels, rect.w > 0, rect.h > 0 else { return }
         let pitch = Int(surface.pointee.pitch)
         let origin = pixels + Int(rect.y) * pitch + Int(rect.x) * 4
-        if !converter.convert(frame, into: origin, pitch: pitch, width: Int(rect.w), height: Int(rect.h), format: surfaceFormat) {
+        if !converter.convert(frame, into: origin, pitch: pitch, width: Int(rect.w), height: Int(rect.h), format: surfaceFormat, source: source) {
             logDrawFailure("libswscale cannot convert \(frame.width)x\(frame.height) \(String(cString: av_get_pix_fmt_name(frame.pixelFormat)))")
         }
     }
@@ -551,28 +566,6 @@ public final class SDLDisplay: RoutedWindow {
         guard !textureFailureLogged else { return }
         Log.error("cannot show pictures: \(why)")
         textureFailureLogged = true
-    }
-
-    /// The letterboxed destination rectangle for a picture of display aspect `aspect` (w/h).
-    /// - Parameters:
-    ///   - outputWidth: width of the area to fill, pixels.
-    ///   - outputHeight: height of the area to fill, pixels.
-    ///   - aspect: the picture's display aspect ratio, width / height.
-    /// - Returns: the centred rectangle, pixels; the whole area when any input is not positive.
-    public nonisolated static func letterboxRect(outputWidth: Int, outputHeight: Int, aspect: Double) -> (x: Int, y: Int, w: Int, h: Int) {
-        guard outputWidth > 0, outputHeight > 0, aspect > 0 else { return (0, 0, outputWidth, outputHeight) }
-        var w = outputWidth
-        var h = Int((Double(w) / aspect).rounded())
-        if h > outputHeight {
-            h = outputHeight
-            w = Int((Double(h) * aspect).rounded())
-        }
-        return ((outputWidth - w) / 2, (outputHeight - h) / 2, w, h)
-    }
-
-    private func letterbox(outputWidth: Int, outputHeight: Int, aspect: Double) -> SDL_Rect {
-        let r = Self.letterboxRect(outputWidth: outputWidth, outputHeight: outputHeight, aspect: aspect)
-        return SDL_Rect(x: Int32(r.x), y: Int32(r.y), w: Int32(r.w), h: Int32(r.h))
     }
 
     private var pendingScreenshot: String?

@@ -168,4 +168,24 @@ struct WindowPixelTests {
         #expect(region(top + 36).contains { $0.0 > 235 && (70...110).contains($0.1) && (60...100).contains($0.2) }, "the red DAMAGED text")
         #expect(FileManager.default.fileExists(atPath: "\(dir)/rec.h264"))
     }
+
+    /// `--gravity` in the single-feed window: a 4:3 picture in a 2:1 window has black side bars
+    /// when letterboxed, covers the window cropped when filled, and covers it whole when stretched.
+    @Test(arguments: ["letterbox", "fill", "stretch"])
+    func gravityPlacesThePictureInTheWindow(gravity: String) throws {
+        let clip = Fixtures.capture("test/h264-baseline.h264")     // 320x240
+        let shown = try windowPicture(clip, extra: ["--window-size", "640x320", "--gravity", gravity, "--frames", "5"])
+        try #require(shown.width == 640 && shown.height == 320)
+        let left = shown.pixel(10, 160), right = shown.pixel(630, 160)
+        let black = { (p: (Int, Int, Int)) in p.0 < 8 && p.1 < 8 && p.2 < 8 }
+        if gravity == "letterbox" {
+            #expect(black(left) && black(right), "side bars: \(left) \(right)")
+        } else {
+            #expect(!black(left) || !black(right), "the picture reaches the sides: \(left) \(right)")
+        }
+        if gravity == "stretch" {
+            let stretched = try ffmpegRGB(clip, index: 4, width: 640, height: 320)
+            #expect(meanAbsoluteDifference(shown, stretched) < 12, "the whole picture, stretched")
+        }
+    }
 }

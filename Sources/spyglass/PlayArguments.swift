@@ -55,7 +55,9 @@ enum PlayArguments {
 
     private static func url(_ text: String) throws -> SourceURL {
         do { return try SourceURL(parsing: text) } catch {
-            FileHandle.standardError.write(Data("spyglass: error: \(text): \(error)\n".utf8))
+            // The error names the URL already, with any passphrase redacted.
+            let why = "\(error)", shown = SRTURL.redacting(text)
+            FileHandle.standardError.write(Data("spyglass: error: \(why.hasPrefix(shown) ? why : "\(shown): \(why)")\n".utf8))
             exit(1)
         }
     }

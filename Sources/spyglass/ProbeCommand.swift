@@ -69,7 +69,8 @@ func runProbe(_ argv: [String]) throws -> Int32 {
         }
     } catch {
         let text = "\(error)"
-        Log.error(text.hasPrefix(args.sourceText) ? text : "\(args.sourceText): \(text)")
+        let shown = SRTURL.redacting(args.sourceText)
+        Log.error(text.hasPrefix(shown) ? text : "\(shown): \(text)")
         return 1
     }
     // A pipe on stdin (a camera tool, ffmpeg) is live too: it may never end.

@@ -120,7 +120,11 @@ func runSend(_ argv: [String]) throws -> Int32 {
         return 1
     }
     let dest: SourceURL
-    do { dest = try SourceURL(parsing: positional[1]) } catch { Log.error("\(positional[1]): \(error)"); return 1 }
+    do { dest = try SourceURL(parsing: positional[1]) } catch {
+        let why = "\(error)", shown = SRTURL.redacting(positional[1])
+        Log.error(why.hasPrefix(shown) ? why : "\(shown): \(why)")
+        return 1
+    }
     let sender: StreamSender
     do { sender = try StreamSender(destination: dest, mtu: mtu) } catch { Log.error("\(error)"); return 1 }
     let input: LiveSender.Input = positional[0] == "pattern"

@@ -30,6 +30,10 @@ public final class UDPSource: ByteSource {
     /// that port is taken.
     private var rtcp: RTCPPort?
     private var rtcpTried = false
+    /// The last datagram that looked like RTP (SSRC, sequence number): RTCP's port is bound only
+    /// once two in a row agree, so a raw Annex B or MPEG-TS stream, whose bytes look like an RTP
+    /// header now and then, never takes port + 1 from a neighbouring feed.
+    private var rtpCandidate: (ssrc: UInt32, sequence: UInt16)?
     private let bindHost: String?
 
     /// Joins a multicast group (IP_ADD_MEMBERSHIP / IPV6_JOIN_GROUP).
@@ -173,11 +177,17 @@ public final class UDPSource: ByteSource {
         return mask > 0 ? (mask & 1 != 0, mask & 2 != 0) : (false, false)
     }
 
-    /// Binds the RTCP port when the first RTP packet comes, then keeps the reception statistics
-    /// and sends the receiver reports.
+    /// Binds the RTCP port once RTP is certain (two packets in sequence from one SSRC, as RFC
+    /// 3550 §A.1 validates a source), then keeps the reception statistics and sends the receiver
+    /// reports.
     private func observeRTP(_ datagram: UnsafeRawBufferPointer, arrivalMicros: UInt64) {
         if !rtcpTried {
-            guard RTPPacket.looksLikeRTP(Array(datagram.prefix(12))[...]) else { return }
+            let header = Array(datagram.prefix(12))
+            guard header.count == 12, RTPPacket.looksLikeRTP(header[...]) else { rtpCandidate = nil; return }
+            let ssrc = UInt32(header[8]) << 24 | UInt32(header[9]) << 16 | UInt32(header[10]) << 8 | UInt32(header[11])
+            let sequence = UInt16(header[2]) << 8 | UInt16(header[3])
+            defer { rtpCandidate = (ssrc, sequence) }
+            guard let last = rtpCandidate, last.ssrc == ssrc, sequence == last.sequence &+ 1 else { return }
             rtcpTried = true
             bindRTCP()
         }

@@ -194,6 +194,18 @@ import Glibc
         }
     }
 
+    /// A passphrase never reaches an error line, whatever else in the URL is wrong.
+    @Test func aPassphraseIsNeverPrinted() throws {
+        for url in ["srt://:9000?passphrase=correct-horse&foo=1", "srt://:9000?passphrase=correct-horse&latency=x"] {
+            for command in [["play", url, "--display", "none"], ["send", "pattern", url, "--duration", "1"]] {
+                let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, command)
+                #expect(rc != 0)
+                #expect(!err.contains("correct-horse") && err.contains("passphrase=…"), "\(command[0]): \(err)")
+            }
+        }
+        #expect(SRTURL.redacting("srt://h:1?mode=caller&passphrase=a&b=c&passphrase=d") == "srt://h:1?mode=caller&passphrase=…&b=c&passphrase=…")
+    }
+
     @Test func srtStatisticsAreGaugesAndCounters() {
         let m = MetricsRegistry()
         var l = SRTStatistics()

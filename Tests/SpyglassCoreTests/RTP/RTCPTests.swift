@@ -209,6 +209,27 @@ final class RTCPPeer {
 
 /// RTCP over real sockets: RTP to a UDP port, sender reports to port + 1 from a peer socket.
 @Suite(.serialized) struct RTCPSocketTests {
+    /// A raw Annex B feed never takes port + 1, though its bytes look like an RTP header now and
+    /// then: the neighbouring port stays free for the next feed of a wall.
+    @Test func aRawFeedLeavesTheNextPortFree() throws {
+        let path = Fixtures.capture("test/h264-baseline.h264")
+        let bytes = try Fixtures.bytes(path)
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let port = source.boundPort
+        var o = Harness.liveOptions(frames: 1_000, idleFlushMicros: 1_000)
+        o.maxFrames = nil
+        o.timeoutSeconds = 2
+        let h = Harness(source: source, options: o)
+        h.start()
+        // 1400-byte datagrams cut anywhere: many begin with bytes that read as RTP version 2.
+        let datagrams = stride(from: 0, to: bytes.count, by: 1400).map { Array(bytes[$0..<min(bytes.count, $0 + 1400)]) }
+        #expect(datagrams.contains { $0[0] & 0xC0 == 0x80 }, "some datagrams look like RTP")
+        Sender.udp(port: port, datagrams: datagrams, pauseMicros: { _ in 500 })
+        #expect(h.waitForFrames(30), "the raw stream plays")
+        #expect(!Fixtures.udpPortIsBound(port + 1), "port + 1 is free")
+        _ = h.finish()
+    }
+
     @Test func captureTimesFromASenderReportAndAReceiverReportBack() throws {
         let path = Fixtures.capture("test/h264-aud.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)

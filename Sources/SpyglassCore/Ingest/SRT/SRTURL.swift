@@ -47,20 +47,38 @@ public struct SRTURL: Equatable, Sendable, CustomStringConvertible {
     /// - Throws: ``SourceURL/ParseError/badAddress(_:)`` for a bad HOST:PORT;
     ///   ``ParseError/badParameter(_:)`` for an unknown parameter, a latency out of range, a
     ///   passphrase of the wrong length, or a caller with no host.
-    public init(parsing text: String) throws {
-        guard let schemeEnd = text.range(of: "://") else { throw SourceURL.ParseError.badAddress(text) }
+    public init(parsing given: String) throws {
+        try self.init(parsing: given, shown: Self.redacting(given))
+    }
+
+    /// A URL as it may be printed: every `passphrase=` value replaced by `…` (in any URL: a
+    /// secret never reaches a log, a title or an error line).
+    public static func redacting(_ text: String) -> String {
+        var out = ""
+        var rest = Substring(text)
+        while let r = rest.range(of: "passphrase=") {
+            out += rest[..<r.upperBound] + "…"
+            rest = rest[r.upperBound...]
+            rest = rest.firstIndex(of: "&").map { rest[$0...] } ?? ""
+        }
+        return out + rest
+    }
+
+    /// Parses `text`, naming it as `shown` (passphrase redacted) in errors.
+    private init(parsing text: String, shown: String) throws {
+        guard let schemeEnd = text.range(of: "://") else { throw SourceURL.ParseError.badAddress(shown) }
         var rest = String(text[schemeEnd.upperBound...])
         var query = ""
         if let q = rest.firstIndex(of: "?") { query = String(rest[rest.index(after: q)...]); rest = String(rest[..<q]) }
         if rest.hasSuffix("/") { rest.removeLast() }
-        (host, port) = try SourceURL.hostPort(rest, original: text)
+        (host, port) = try SourceURL.hostPort(rest, original: shown)
         mode = host == nil ? .listener : .caller
         latencyMillis = Self.defaultLatencyMillis
         for item in query.split(separator: "&") {
             let kv = item.split(separator: "=", maxSplits: 1)
-            try apply(key: String(kv[0]), value: kv.count > 1 ? String(kv[1]) : "", url: text)
+            try apply(key: String(kv[0]), value: kv.count > 1 ? String(kv[1]) : "", url: shown)
         }
-        if mode == .caller && host == nil { throw ParseError.badParameter("\(text): a caller needs a host (srt://HOST:PORT)") }
+        if mode == .caller && host == nil { throw ParseError.badParameter("\(shown): a caller needs a host (srt://HOST:PORT)") }
     }
 
     private mutating func apply(key: String, value: String, url: String) throws {

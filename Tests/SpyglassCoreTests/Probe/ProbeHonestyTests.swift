@@ -23,6 +23,18 @@ import Testing
         #expect(!probe.text.contains("0x0"))
     }
 
+    /// The datagrams line names what carried the video: MPEG-TS is never called raw Annex B.
+    @Test func aLiveMPEGTSProbeSaysMPEGTS() throws {
+        let port = try Sender.freeUDPPort()
+        let sender = try Fixtures.start(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)", "--mpegts",
+                                                                 "--size", "320x240", "--duration", "30"])
+        defer { sender.process.terminate(); _ = sender.wait() }
+        let (rc, out, err) = try Fixtures.run(Fixtures.spyglassBinary, ["probe", "udp://127.0.0.1:\(port)", "--duration", "2"])
+        #expect(rc == 0, "\(err)")
+        let line = out.split(separator: "\n").first { $0.hasPrefix("datagrams") }.map(String.init) ?? ""
+        #expect(line.hasSuffix(", MPEG-TS"), "\(out)")
+    }
+
     /// A pipe on stdin that never ends (a camera tool, ffmpeg writing `-`) is probed for
     /// `--duration`, as a socket is, not read until an end that never comes.
     @Test func aNeverEndingPipeIsProbedForItsDuration() throws {

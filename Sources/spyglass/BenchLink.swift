@@ -105,7 +105,9 @@ struct BenchLink {
 /// A tool of the repository (`tools/NAME`), found from the working directory or next to the
 /// built executable (`.build/<config>/spyglass`), or nil.
 func toolPath(_ name: String) -> String? {
-    let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    // The running binary itself (/proc/self/exe), not argv[0]: found on PATH, argv[0] is a bare name.
+    let exe = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                  ?? CommandLine.arguments[0]).resolvingSymlinksInPath()
     let candidates = ["tools/\(name)",
                       exe.deletingLastPathComponent().appendingPathComponent("../../tools/\(name)").standardized.path,
                       exe.deletingLastPathComponent().appendingPathComponent("../../../tools/\(name)").standardized.path]

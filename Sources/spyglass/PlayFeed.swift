@@ -78,7 +78,8 @@ final class PlayFeed {
         if receiver.sdp == nil, let rtsp = source as? RTSPSource { receiver.sdp = rtsp.sessionDescription }
         pipeline = Pipeline(id: n, source: source, options: receiver, metrics: metrics, sink: chain, observers: observers)
         name = options.feedName ?? pipeline.label
-        targetMillis = options.targetMillis
+        // The overlay and the tile's chip colour against one target: 100 ms unless given.
+        targetMillis = options.targetMillis ?? 100
     }
 
     /// `--record`: a flight recorder, or nil with a one-line error when its folder is not writable

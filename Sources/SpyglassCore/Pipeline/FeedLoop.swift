@@ -219,7 +219,7 @@ final class FeedLoop {
             let sets = "SPS/PPS\(au.codec == .h265 ? "/VPS" : "")"
             let hint = depacketizer.name == "rtp"
                 ? "an RTP sender may carry them only in its SDP: give it with --sdp FILE"
-                : "the sender sent them only at its start, or does not repeat them at each IDR (x264: repeat-headers=1; libcamera-vid: --inline; GStreamer: h264parse config-interval=-1)"
+                : "they come with the sender's next keyframe if it repeats them there; if no picture comes, the sender sends them only at its start (x264: repeat-headers=1; libcamera-vid: --inline; GStreamer: h264parse config-interval=-1)"
             Log.info("waiting for parameter sets (\(sets)) before decoding: \(hint)")
         case .skip:
             break

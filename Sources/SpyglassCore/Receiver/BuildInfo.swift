@@ -2,6 +2,7 @@ import CFFmpeg
 import CMicroHTTPD
 import CPcap
 import CSDL2
+import CSRT
 
 /// What `spyglass --version` prints: our version and the versions of the C libraries this process
 /// actually loaded (read at run time, so a distribution upgrade shows).
@@ -20,6 +21,7 @@ public enum BuildInfo {
             "SDL \(sdl.major).\(sdl.minor).\(sdl.patch), SDL_ttf \(ttf.major).\(ttf.minor).\(ttf.patch)",
             String(cString: pcap_lib_version()),
             "libmicrohttpd \(String(cString: MHD_get_version()))",
+            "libsrt \(triple(srt_getversion()))",
         ]
     }
 }

@@ -117,7 +117,8 @@ import Foundation
     private func updateBadge(now: UInt64, presenter p: inout Presenter) {
         guard settings.live else { return }
         let b = TileBadge.of(state: pipeline.state, lastPictureMicros: p.lastPresented == 0 ? nil : p.lastPresented,
-                             nowMicros: now, stallMicros: UInt64(settings.stallMillis * 1000), live: settings.live)
+                             nowMicros: now, stallMicros: UInt64(settings.stallMillis * 1000), live: settings.live,
+                             refused: pipeline.metrics.count(.disallowed))
         guard p.badge.map({ b.drawsDifferently(from: $0) }) ?? true else { return }
         p.badge = b
         display.badge = b == .live ? nil : b

@@ -2,6 +2,9 @@
 public enum TileBadge: Equatable, Sendable {
     /// Started, no byte yet.
     case waitingForData
+    /// Nothing accepted yet, but this many datagrams (or senders) were refused by `--allow-from`:
+    /// data arrives, from elsewhere. Never "waiting for data" while data arrives.
+    case refusing(Int)
     /// Bytes arrive, no picture yet (parameter sets, a keyframe).
     case waitingForPicture
     /// Pictures arrive.
@@ -24,13 +27,14 @@ public enum TileBadge: Equatable, Sendable {
     ///   - nowMicros: now, monotonic µs.
     ///   - stallMicros: a live feed with no picture for this long is stalled.
     ///   - live: the source delivers in real time (a file that ends is not "stalled").
+    ///   - refused: datagrams or senders `--allow-from` refused so far.
     public static func of(state: PipelineState, lastPictureMicros: UInt64?, nowMicros: UInt64,
-                          stallMicros: UInt64, live: Bool) -> TileBadge {
+                          stallMicros: UInt64, live: Bool, refused: Int = 0) -> TileBadge {
         switch state {
         case .failed(let why): return .failed(why)
         case .ended: return .ended
         case .reconnecting: return .reconnecting
-        case .waitingForData where lastPictureMicros == nil: return .waitingForData
+        case .waitingForData where lastPictureMicros == nil: return refused > 0 ? .refusing(refused) : .waitingForData
         default: break
         }
         guard let last = lastPictureMicros else { return .waitingForPicture }
@@ -43,6 +47,7 @@ public enum TileBadge: Equatable, Sendable {
     public var text: String {
         switch self {
         case .waitingForData: return "waiting for data"
+        case .refusing(let n): return "refusing \(n) datagrams from senders --allow-from does not allow"
         case .waitingForPicture: return "waiting for a keyframe"
         case .live: return "live"
         case .playing: return "playing"
@@ -58,6 +63,7 @@ public enum TileBadge: Equatable, Sendable {
         switch self {
         case .stalled: return "stalled"
         case .failed: return "failed"
+        case .refusing: return "refusing"
         default: return text
         }
     }
@@ -67,7 +73,7 @@ public enum TileBadge: Equatable, Sendable {
     public var colour: (r: UInt8, g: UInt8, b: UInt8) {
         switch self {
         case .live, .playing: return (40, 200, 80)
-        case .waitingForData, .waitingForPicture: return (240, 170, 20)
+        case .waitingForData, .waitingForPicture, .refusing: return (240, 170, 20)
         case .stalled, .failed: return (230, 40, 40)
         case .reconnecting: return (60, 140, 250)
         case .ended: return (150, 150, 150)

@@ -63,7 +63,8 @@ final class WallTile {
     func updateBadge(nowMicros: UInt64, stallMicros: UInt64) {
         let state = feed.failure.map { PipelineState.failed($0) } ?? feed.pipeline?.state ?? .ended
         let b = TileBadge.of(state: state, lastPictureMicros: lastPictureMicros,
-                             nowMicros: nowMicros, stallMicros: stallMicros, live: feed.live)
+                             nowMicros: nowMicros, stallMicros: stallMicros, live: feed.live,
+                             refused: feed.pipeline?.metrics.count(.disallowed) ?? 0)
         if b.drawsDifferently(from: badge) { dirty = true }
         badge = b
         chip = b == .live ? recent.worst(nowMicros: nowMicros).map { LatencyChip(millis: $0, targetMillis: feed.targetMillis) } : nil

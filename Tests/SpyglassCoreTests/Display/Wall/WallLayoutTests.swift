@@ -44,6 +44,8 @@ import Testing
     func badges() {
         let s: UInt64 = 500_000
         #expect(TileBadge.of(state: .waitingForData, lastPictureMicros: nil, nowMicros: 9_000_000, stallMicros: s, live: true) == .waitingForData)
+        #expect(TileBadge.of(state: .waitingForData, lastPictureMicros: nil, nowMicros: 9_000_000, stallMicros: s, live: true, refused: 1698).text
+                == "refusing 1698 datagrams from senders --allow-from does not allow", "never 'waiting for data' while data arrives")
         #expect(TileBadge.of(state: .waitingForPicture, lastPictureMicros: nil, nowMicros: 9_000_000, stallMicros: s, live: true) == .waitingForPicture)
         #expect(TileBadge.of(state: .live, lastPictureMicros: 8_800_000, nowMicros: 9_000_000, stallMicros: s, live: true) == .live)
         #expect(TileBadge.of(state: .live, lastPictureMicros: 6_600_000, nowMicros: 9_000_000, stallMicros: s, live: true) == .stalled(ageSeconds: 2.4))

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSRT
+import Synchronization
 
 /// libsrt's process-wide set-up: `srt_startup` once before any other call, and its log.
 ///
@@ -22,10 +23,22 @@ enum SRTLibrary {
 
     /// The line to show for one libsrt log message, or nil to drop it.
     /// - Parameter message: libsrt's text, e.g. "processConnectRequest: rsp(REJECT): 1010 - Incorrect passphrase".
+    /// A caller that keeps trying gets its refusal said once, then at most once every 10 s.
     static func forward(_ message: String) -> String? {
         guard let r = message.range(of: "rsp(REJECT): ") else { return nil }
-        return "srt: a caller was refused: \(message[r.upperBound...])"
+        let line = "srt: a caller was refused: \(message[r.upperBound...])"
+        let now = MonotonicClock.nowMicros()
+        let due = lastSaid.withLock { said -> Bool in
+            if let at = said[line], now - at < 10_000_000 { return false }
+            if said.count > 64 { said.removeAll() }
+            said[line] = now
+            return true
+        }
+        return due ? line : nil
     }
+
+    /// When each refusal line was last said, monotonic µs.
+    private static let lastSaid = Mutex<[String: UInt64]>([:])
 
     /// libsrt's text for the last error on this thread.
     static var lastError: String { String(cString: srt_getlasterror_str()) }

@@ -117,9 +117,10 @@ public struct FrameTiming: Sendable, Codable {
         if e.captureWallMicros > 0 && e.wallMicros > 0 {
             // Capture on the recording's monotonic clock, expressed so that the latency recorder's
             // wall → monotonic conversion (with this machine's offset) lands on it.
-            let recordedOffset = Int64(bitPattern: e.wallMicros) - Int64(bitPattern: e.lastByteMicros)
-            let captureMono = Int64(bitPattern: e.captureWallMicros) - recordedOffset
-            captureWallMicros = UInt64(max(0, captureMono + currentWallMinusMonotonicMicros))
+            // Clamped and wrapping: an index from a damaged or hostile file must not trap.
+            let recordedOffset = Int64(clamping: e.wallMicros) &- Int64(clamping: e.lastByteMicros)
+            let captureMono = Int64(clamping: e.captureWallMicros) &- recordedOffset
+            captureWallMicros = UInt64(max(0, captureMono &+ currentWallMinusMonotonicMicros))
         } else {
             captureWallMicros = 0
         }

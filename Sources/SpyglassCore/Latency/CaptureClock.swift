@@ -30,6 +30,10 @@ public struct CaptureClock: Sendable {
     /// - Parameter mode: absolute (with a known offset) or relative.
     public init(mode: Mode = .absolute(offsetMicros: 0)) { self.mode = mode }
 
+    /// Stamps at or above this are refused (2^62 µs since the epoch): below it every difference
+    /// and offset taken here fits in 64 bits.
+    public static let largestStampMicros: UInt64 = 1 << 62
+
     /// The capture time to use for a frame, and its source.
     /// - Parameters:
     ///   - captureWallMicros: the sender's stamp, µs since the epoch (0 = none).
@@ -39,12 +43,14 @@ public struct CaptureClock: Sendable {
     ///   to log when this frame showed the clocks disagree (once).
     public mutating func judge(captureWallMicros: UInt64, arrivalWallMicros: UInt64, origin: CaptureSource = .sei)
         -> (captureWallMicros: UInt64, source: CaptureSource, note: String?) {
-        guard captureWallMicros > 0 else { return (0, .none, nil) }
+        // A stamp past year 146,000 (2^62 µs) is no time at all: a broken or hostile sender.
+        guard captureWallMicros > 0, captureWallMicros < Self.largestStampMicros,
+              arrivalWallMicros < Self.largestStampMicros else { return (0, .none, nil) }
         let transit = Int64(bitPattern: arrivalWallMicros) - Int64(bitPattern: captureWallMicros)
         switch mode {
         case .relative:
             minTransit = min(minTransit ?? transit, transit)
-            return (UInt64(Int64(bitPattern: captureWallMicros) + minTransit!), origin.relative, nil)
+            return (UInt64(max(0, Int64(bitPattern: captureWallMicros) + minTransit!)), origin.relative, nil)
         case .absolute(let offset):
             if estimatedOffsetMicros != nil { return (0, .clockOffset, nil) }
             // A sender `offset` ahead stamps `offset` late: its capture on our clock is earlier.

@@ -106,7 +106,7 @@ public final class LatencyRecorder: Sendable {
     public func record(_ frame: DecodedFrame, dropped: Bool) {
         var t = frame.timing
         if let e = frame.replayEntry { t.replayed(as: e, currentWallMinusMonotonicMicros: wallMinusMonotonicMicros) }
-        let capture = t.captureWallMicros > 0 ? UInt64(max(0, Int64(bitPattern: t.captureWallMicros) - wallMinusMonotonicMicros)) : 0
+        let capture = t.captureWallMicros > 0 ? UInt64(max(0, Int64(clamping: t.captureWallMicros) &- wallMinusMonotonicMicros)) : 0
         var s = LatencySample(frame: frame.index, accessUnit: frame.accessUnitIndex, dropped: dropped,
                               damaged: frame.damaged, completion: t.completion, timing: t, captureMicros: capture)
         if t.opticalWallMicros > 0 {

@@ -132,8 +132,10 @@ public enum PresentationStamps {
         metrics.noteShown(atMicros: t.presentedMicros, completion: t.completion?.rawValue)
         if t.captureWallMicros > 0 && t.captureSource != .clockOffset {
             let presentedWall = Int64(bitPattern: t.presentedMicros) + MonotonicClock.wallMinusMonotonicMicros
-            if presentedWall > Int64(bitPattern: t.captureWallMicros) {
-                metrics.observe(.glassToGlass, micros: UInt64(presentedWall - Int64(bitPattern: t.captureWallMicros)))
+            // Clamped, not reinterpreted: a stamp with its top bit set (a hostile sender) is no time.
+            let capture = Int64(clamping: t.captureWallMicros)
+            if presentedWall > capture {
+                metrics.observe(.glassToGlass, micros: UInt64(presentedWall - capture))
             }
         }
         if t.lastByteMicros > 0 && t.presentedMicros >= t.lastByteMicros {

@@ -57,4 +57,16 @@ import Testing
             #expect(f[g2g].isEmpty && f[sn].isEmpty, "no figure: \(r)")
         }
     }
+
+    /// A stamp with its top bit set (a broken or hostile sender, over SEI or KLV) is no capture
+    /// time: no figure, and no arithmetic overflow (it used to stop the process), in any mode.
+    @Test(arguments: [CaptureClock.Mode.absolute(offsetMicros: 0), .absolute(offsetMicros: -86_400_000_000), .relative])
+    func aStampBeyondAnyClockIsNoCaptureTime(mode: CaptureClock.Mode) {
+        var c = CaptureClock(mode: mode)
+        for stamp: UInt64 in [0x8000_0000_0000_0001, .max, 1 << 62] {
+            let v = c.judge(captureWallMicros: stamp, arrivalWallMicros: now)
+            #expect(v.captureWallMicros == 0 && v.source == .none, "\(stamp)")
+        }
+        #expect(c.judge(captureWallMicros: 1, arrivalWallMicros: now).captureWallMicros <= now, "a tiny stamp does not trap either")
+    }
 }

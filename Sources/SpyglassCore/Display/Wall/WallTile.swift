@@ -53,7 +53,7 @@ final class WallTile {
         let t = frame.timing
         if t.captureWallMicros > 0 && t.captureSource != .clockOffset {
             let presentedWall = Int64(bitPattern: presentedMicros) + MonotonicClock.wallMinusMonotonicMicros
-            let millis = Double(presentedWall - Int64(bitPattern: t.captureWallMicros)) / 1000
+            let millis = Double(presentedWall - Int64(clamping: t.captureWallMicros)) / 1000
             if millis >= 0 { recent.add(presentedMicros: presentedMicros, millis: millis) }
         }
         pictureIsNew = false

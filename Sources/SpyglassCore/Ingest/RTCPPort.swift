@@ -47,11 +47,22 @@ final class RTCPPort {
             let address = withUnsafePointer(to: &peer) { AddressPrefix.addressBytes(UnsafeRawPointer($0)) }
             guard allowFrom.contains(where: { $0.contains(address) }) else { return nil }
         }
+        // Only RTCP goes on: an RTP packet (or anything else) sent here must not reach the media
+        // path, nor steer where the receiver reports go.
+        guard Self.looksLikeRTCP(UnsafeRawBufferPointer(rebasing: buffer[..<n])) else { notRTCP += 1; return nil }
         if !destinationGiven {
             destination = withUnsafeBytes(of: &peer) { Array($0.prefix(Int(length))) }
         }
         observeRTCP(UnsafeRawBufferPointer(rebasing: buffer[..<n]), arrivalMicros: arrivalMicros)
         return n
+    }
+
+    /// Datagrams that came to this port and were not RTCP, dropped.
+    private(set) var notRTCP = 0
+
+    /// Version 2 and a packet type of 192–223 (RFC 5761 §4: where RTCP's types lie; RTP's are below).
+    static func looksLikeRTCP(_ p: UnsafeRawBufferPointer) -> Bool {
+        p.count >= 8 && p[0] >> 6 == 2 && (192...223).contains(p[1])
     }
 
     /// Notes the sender reports of a compound packet (malformed ones are the depacketizer's to count).

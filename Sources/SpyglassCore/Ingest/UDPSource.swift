@@ -128,7 +128,11 @@ public final class UDPSource: ByteSource {
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {
         guard fd >= 0 else { return .end }
         let ready = waitReadable(timeoutMicros)
-        if ready.rtcp, let rtcp, let n = rtcp.receive(into: buffer, arrivalMicros: MonotonicClock.nowMicros()) {
+        if ready.rtcp, let rtcp {
+            let refusedBefore = rtcp.notRTCP
+            let got = rtcp.receive(into: buffer, arrivalMicros: MonotonicClock.nowMicros())
+            counters.notRTCP += rtcp.notRTCP - refusedBefore
+            guard let n = got else { return .timeout }
             // RTCP goes on in band: the RTP depacketizer tells it apart (RFC 5761 §4).
             return .data(count: n, arrivalMicros: MonotonicClock.nowMicros(), truncated: false)
         }

@@ -230,6 +230,30 @@ final class RTCPPeer {
         _ = h.finish()
     }
 
+    /// An RTP packet (or any non-RTCP datagram) sent to the RTCP port never reaches the media
+    /// path: no sender restart, no lost picture; it is counted as malformed RTCP.
+    @Test func rtpSentToTheRTCPPortIsDroppedAndCounted() throws {
+        let path = Fixtures.capture("test/h264-aud.h264")
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let port = source.boundPort
+        let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 0))
+        h.start()
+        var packetizer = RTPPacketizer(codec: .h264, ssrc: 0x5151)
+        let packets = aus.enumerated().map { i, au in packetizer.packetize(RTCPTests.units(au), timestamp90kHz: UInt32(i * 3000)) }
+        Sender.udp(port: port, datagrams: packets[0])
+        try #require(Wait.until { Fixtures.udpPortIsBound(port + 1) }, "the RTCP port is bound once RTP comes")
+        let intruder = RTPPacket.build(marker: true, payloadType: 96, sequenceNumber: 1234, timestamp: 1, ssrc: 0xDEAD_BEEF,
+                                       payload: [0x41, 0x9A, 0x00, 0x01])
+        Sender.udp(port: port + 1, datagrams: [intruder, [UInt8](repeating: 0xFF, count: 40)])
+        try #require(Wait.until { h.pipeline.metrics.count(.malformedRTCP) == 2 }, "both counted")
+        for p in packets.dropFirst() { Sender.udp(port: port, datagrams: p); usleep(500) }
+        let r = h.finish()
+        #expect(r.summary.ssrcChanges == 0 && r.summary.resets == 0, "no restart")
+        #expect(r.hashes == expected)
+    }
+
     @Test func captureTimesFromASenderReportAndAReceiverReportBack() throws {
         let path = Fixtures.capture("test/h264-aud.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)

@@ -30,28 +30,38 @@ enum WallFile {
     /// - Throws: ``CLIError/usage(_:)`` naming the file and line for a bad line, an unreadable
     ///   file or one with no feed.
     static func read(_ path: String, base: PlayOptions) throws -> [Entry] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError.usage("--wall \(path): cannot read it (\(String(cString: strerror(errno))))")
-        }
+        var folder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &folder) else { throw CLIError.usage("--wall \(path): no such file") }
+        guard !folder.boolValue else { throw CLIError.usage("--wall \(path): is a folder, not a wall file") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw CLIError.usage("--wall \(path): cannot open it (permission denied?)") }
+        defer { try? handle.close() }
+        // A person writes a wall file by hand: 1 MiB is far more than any (and /dev/zero ends here).
+        let data = (try? handle.read(upToCount: Self.largestFileBytes + 1)) ?? Data()
+        guard data.count <= Self.largestFileBytes else { throw CLIError.usage("--wall \(path): larger than 1 MiB, not a wall file") }
         guard let text = String(data: data, encoding: .utf8) else { throw CLIError.usage("--wall \(path): not UTF-8 text") }
         let entries = try parse(text, base: base, file: path)
         guard !entries.isEmpty else { throw CLIError.usage("--wall \(path): no feed in it (one SOURCE per line)") }
         return entries
     }
 
-    /// Parses wall-file text (`file` names it in errors).
+    /// The largest wall file read, bytes.
+    static let largestFileBytes = 1 << 20
+
+    /// Parses wall-file text (`file` names it in errors). Lines end with LF or CR LF.
     static func parse(_ text: String, base: PlayOptions, file: String) throws -> [Entry] {
         var entries: [Entry] = []
-        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (i, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let where_ = "\(file):\(i + 1)"
             let words = try tokens(String(raw), at: where_)
             guard let source = words.first else { continue }
+            guard !source.isEmpty else { throw CLIError.usage("\(where_): an empty SOURCE (\"\")") }
             if source.hasPrefix("-") || source.hasPrefix("name=") { throw CLIError.usage("\(where_): a line starts with its SOURCE, not '\(source)'") }
             let url: SourceURL
             do { url = try SourceURL(parsing: source) } catch { throw CLIError.usage("\(where_): \(source): \(error)") }
             var o = base
             try apply(Array(words.dropFirst()), to: &o, at: where_)
-            if let record = o.recordPath, let other = entries.first(where: { $0.options.recordPath == record }) {
+            // A path with {n} becomes each feed's own; only the same fixed path twice is a clash.
+            if let record = o.recordPath, !record.contains("{n}"), let other = entries.first(where: { $0.options.recordPath == record }) {
                 throw CLIError.usage("\(where_): --record \(record) is also the recording of line \(other.line)")
             }
             entries.append(Entry(line: i + 1, source: url, options: o))

@@ -57,6 +57,27 @@ import Glibc
     func missingFile() throws {
         let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", "--wall", "/nonexistent/wall.txt"])
         #expect(rc == 2)
-        #expect(err.contains("--wall /nonexistent/wall.txt: cannot read it"), "\(err)")
+        #expect(err.contains("--wall /nonexistent/wall.txt: no such file"), "\(err)")
+    }
+
+    @Test("a folder, an endless device and an empty source are named as what they are")
+    func notWallFiles() throws {
+        for (path, says) in [("/tmp", "is a folder"), ("/dev/zero", "larger than 1 MiB")] {
+            let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", "--wall", path])
+            #expect(rc == 2 && err.contains("--wall \(path): \(says)"), "\(err)")
+        }
+        let (rc, path, err) = try play("\"\"\n")
+        #expect(rc == 2 && err.contains("\(path):1: an empty SOURCE"), "\(err)")
+    }
+
+    @Test("a wall file written on Windows (CR LF) plays, and {n} in --record gives each feed its own file")
+    func crlfLinesAndNumberedRecordings() throws {
+        let a = Fixtures.capture("test/h264-aud.h264"), b = Fixtures.capture("test/h265-4slices.h265")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wallrec-\(getpid())-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let (rc, _, err) = try play("\(a)\r\n\(b)\r\n", ["--display", "none", "--untimed", "--record", "\(dir)/rec{n}"])
+        #expect(rc == 0, "\(err)")
+        #expect(err.split(separator: "\n").filter { $0.contains("frames decoded") }.count == 2, "\(err)")
+        #expect(FileManager.default.fileExists(atPath: "\(dir)/rec1.h264") && FileManager.default.fileExists(atPath: "\(dir)/rec2.h265"))
     }
 }

@@ -25,6 +25,8 @@ public struct MPEGTSDepacketizer: Depacketizer {
     public private(set) var codec: VideoCodec?
     private var carry: [UInt8] = []
     private var pmtPID: Int?
+    /// PSI sections dropped because their CRC_32 failed.
+    private var crcErrors = 0
     /// PMT PIDs still to read while the stream to play is not found, and what those read held.
     private var candidatePMTs: [Int] = []
     private var streamsSeen: [String] = []
@@ -116,6 +118,7 @@ public struct MPEGTSDepacketizer: Depacketizer {
         c[.zeroLengthNALUnits, default: 0] += k.zeroLengthUnits
         c[.oversizeNALUnits, default: 0] += k.oversizeUnits
         c[.junkBytes, default: 0] += k.junkBytes
+        c[.tsPacketsDropped, default: 0] += crcErrors
         c[.idleFlushes, default: 0] += k.idleFlushes
         c[.cutNALUnits, default: 0] += k.prematureIdleFlushes
         c[.klvLocalSets, default: 0] += klv?.localSets ?? 0
@@ -179,12 +182,14 @@ public struct MPEGTSDepacketizer: Depacketizer {
     }
 
     /// The PSI section in a payload that starts one (pointer_field first, §2.4.4.1).
-    private func section(_ payload: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+    private mutating func section(_ payload: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
         guard let pointer = payload.first else { return nil }
         let start = payload.startIndex + 1 + Int(pointer)
         guard start + 3 <= payload.endIndex else { return nil }
         let length = Int(payload[start + 1] & 0x0F) << 8 | Int(payload[start + 2])
         guard length >= 9, start + 3 + length <= payload.endIndex else { return nil }
+        // A section whose CRC_32 fails is dropped (§2.4.4.10): a corrupt PMT must not choose the PID.
+        guard SectionCRC.of(payload[start..<(start + 3 + length)]) == 0 else { crcErrors += 1; return nil }
         return payload[start..<(start + 3 + length - 4)]   // without the CRC_32
     }
 
@@ -215,7 +220,9 @@ public struct MPEGTSDepacketizer: Depacketizer {
         guard let sec = section(payload), sec.first == 0x02, sec.count >= 12 else { return }
         let program = Int(sec[sec.startIndex + 3]) << 8 | Int(sec[sec.startIndex + 4])
         let streams = Self.elementaryStreams(sec)
-        let chosen = streams.first { s in s.codec != nil && (wantPID == nil ? (videoPID == nil || videoPID == s.pid) : wantPID == s.pid) }
+        // The video PID in use while the PMT still lists it; else (a PMT that changed) its first video stream.
+        let listed = streams.contains { $0.pid == videoPID && $0.codec != nil }
+        let chosen = streams.first { s in s.codec != nil && (wantPID == nil ? (!listed || videoPID == s.pid) : wantPID == s.pid) }
         guard let chosen, let video = chosen.codec else {
             notInPMT(program: program, pmtPID: pid, streams: streams, emit: emit)
             return

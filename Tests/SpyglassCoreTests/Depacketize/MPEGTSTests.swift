@@ -160,6 +160,23 @@ import Glibc
         #expect(d.counts[.cutNALUnits] == 1)
     }
 
+    /// A PMT whose CRC_32 fails (here: its video PID changed to 258 in transit) is dropped and
+    /// counted; the next intact PMT chooses the stream, and the pictures are ffmpeg's.
+    @Test func aCorruptPMTIsDroppedNotFollowed() throws {
+        let ts = try Self.transportStream()
+        var bytes = try Fixtures.bytes(ts)
+        let pid = { (p: Int) in Int(bytes[p + 1] & 0x1F) << 8 | Int(bytes[p + 2]) }
+        let pmt = try #require(stride(from: 0, to: bytes.count, by: 188).first { pid($0) == 0x1000 && bytes[$0 + 1] & 0x40 != 0 })
+        let entry = try #require((pmt + 5..<pmt + 186).first { bytes[$0] == 0xE1 && bytes[$0 + 1] == 0x00 }, "PID 256 in the PMT")
+        bytes[entry + 1] = 0x02
+        let path = ts + ".badpmt.ts"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let r = try Harness.decodeFile(path)
+        let expected = try Self.expected(ts)
+        #expect(r.summary.tsPacketsDropped >= 1, "the corrupt PMT is counted")
+        #expect(!r.hashes.isEmpty && r.hashes == Array(expected.suffix(r.hashes.count)), "pictures from the next intact PMT on")
+    }
+
     @Test func onlyWholeTSPacketsOrThreeSyncBytesLookLikeTS() {
         func looks(_ b: [UInt8]) -> Bool { b.withUnsafeBytes { AutoDepacketizer.looksLikeMPEGTS($0) } }
         var ts = [UInt8](repeating: 0xFF, count: 7 * 188)

@@ -22,6 +22,13 @@ import Glibc
     /// The feeds, once running (bench reads the first one's latency log and stops it).
     private(set) var feeds: [PlayFeed] = []
     private var signalSources: [DispatchSourceSignal] = []
+    /// What Ctrl-C stops: nil while the sources are being opened (then it exits at once).
+    private let stopTargets = StopTargets()
+
+    /// The feeds' pipelines and window slots, shared with the signal handlers' queue.
+    final class StopTargets: Sendable {
+        let value = Mutex<([Pipeline], [FrameSlot])?>(nil)
+    }
     /// Feeds whose source could not be opened (several sources): number, label and why; the
     /// wall keeps their tiles, saying so.
     private var unopened: [(n: Int, name: String, reason: String)] = []
@@ -41,10 +48,12 @@ import Glibc
         Log.setNamesFeeds(urls.count > 1)
         VideoDecoder.setLibraryLogging(verbose: options.verbose)
         settleDisplay()
+        installSignalHandlers()
         let failedToOpen: Bool
         do { failedToOpen = try openFeeds(openedSource) } catch { Log.error("\(error)"); return 1 }
         if feeds.isEmpty { return 1 }
-        installSignalHandlers()
+        let targets = (feeds.map(\.pipeline), feeds.compactMap(\.slot))
+        stopTargets.value.withLock { $0 = targets }
         let metricsServer: MetricsServer?
         do { metricsServer = try startMetrics() } catch { Log.error("\(error)"); return 1 }
         defer { metricsServer?.stop() }
@@ -205,16 +214,19 @@ import Glibc
     /// recordings are on disk as they arrive, so they lose nothing.
     private func installSignalHandlers() {
         signal(SIGPIPE, SIG_IGN)
-        let pipelines = feeds.map(\.pipeline)
-        let slots = feeds.compactMap(\.slot)
+        let targets = stopTargets
         let received = Atomic<Int>(0)
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            s.setEventHandler {
-                // Signals that come close together arrive as one event; `data` counts them.
-                if received.add(max(1, Int(s.data)), ordering: .relaxed).newValue > 1 {
+            s.setEventHandler { @Sendable in   // runs on the signal queue, not the main actor
+                if received.add(1, ordering: .relaxed).newValue > 1 {
                     writeStandardError("spyglass: second interrupt: exiting now (summaries not written)\n")
+                    _exit(128 + sig)
+                }
+                guard let (pipelines, slots) = targets.value.withLock({ $0 }) else {
+                    // Still opening the sources (an SRT or RTSP call can take seconds): nothing to save.
+                    writeStandardError("spyglass: interrupted while opening the sources\n")
                     _exit(128 + sig)
                 }
                 writeStandardError("spyglass: stopping (interrupt again to exit at once)\n")

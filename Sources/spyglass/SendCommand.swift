@@ -119,6 +119,14 @@ func runSend(_ argv: [String]) throws -> Int32 {
         Log.error("\(positional[0]): \(String(cString: strerror(errno)))")
         return 1
     }
+    if positional[0] != "pattern" {
+        // The file is read whole before it is sent: a device or a pipe never ends.
+        var st = stat()
+        guard stat(positional[0], &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            Log.error("\(positional[0]): not a regular file (send reads a recorded .h264/.h265/.ts file, or sends a pattern)")
+            return 1
+        }
+    }
     let dest: SourceURL
     do { dest = try SourceURL(parsing: positional[1]) } catch {
         let why = "\(error)", shown = SRTURL.redacting(positional[1])

@@ -80,6 +80,8 @@ public struct FeedSummary: Codable, Sendable {
     public var rtcpPackets = 0
     public var senderReports = 0
     public var malformedRTCP = 0
+    /// KLV payloads dropped as malformed (bad BER length, bad checksum, too large).
+    public var malformedKLV = 0
     /// Datagrams that were not RTP, or another payload type, on an RTP input.
     public var notRTP = 0
     /// NAL units lost or cut by missing RTP fragments.
@@ -149,6 +151,7 @@ public struct FeedSummary: Codable, Sendable {
         datagramsReordered = m[.packetsReordered]; datagramsDuplicated = m[.packetsDuplicated]; ssrcChanges = m[.ssrcChanges]
         damagedNALUnits = m[.damagedNALUnits]; malformedPayloads = m[.malformedPayloads]
         rtcpPackets = m[.rtcpPackets]; senderReports = m[.senderReports]; malformedRTCP = m[.malformedRTCP]
+        malformedKLV = m[.malformedKLV]
         nalUnits = m[.nalUnits]; accessUnits = m[.accessUnits]; invalidNALUnits = m[.invalidNALUnits]
         oversizeAccessUnits = m[.oversizeAccessUnits]; unitsWithoutPicture = m[.unitsWithoutPicture]
         refusedAccessUnits = m[.refusedAccessUnits]; invalidParameterSets = m[.invalidParameterSets]
@@ -176,7 +179,8 @@ public struct FeedSummary: Codable, Sendable {
         if let l = srt { extra.append(Self.srtText(l)) }
         if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated"
                               + (ssrcChanges > 0 ? ", \(ssrcChanges) SSRC changes" : "")) }
-        if rtcpPackets > 0 { extra.append("RTCP: \(senderReports) sender reports" + (malformedRTCP > 0 ? ", \(malformedRTCP) malformed" : "")) }
+        if rtcpPackets + malformedRTCP > 0 { extra.append("RTCP: \(senderReports) sender reports" + (malformedRTCP > 0 ? ", \(malformedRTCP) malformed" : "")) }
+        if malformedKLV > 0 { extra.append("\(malformedKLV) malformed KLV payloads dropped") }
         if notRTP > 0 { extra.append("\(notRTP) not RTP") }
         if damagedNALUnits > 0 { extra.append("\(damagedNALUnits) NAL units damaged by lost fragments") }
         if malformedPayloads > 0 { extra.append("\(malformedPayloads) malformed or unsupported RTP payloads") }

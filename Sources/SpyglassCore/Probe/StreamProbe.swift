@@ -181,6 +181,7 @@ public struct StreamProbe: Sendable {
         if s.refusedPictureSize > 0 { e.append("\(s.refusedPictureSize) SPS over the picture-size cap") }
         if s.decodeErrors > 0 { e.append("\(s.decodeErrors) decode errors") }
         if s.concealedFrames > 0 { e.append("\(s.concealedFrames) concealed pictures") }
+        if s.malformedKLV > 0 { e.append("\(s.malformedKLV) malformed KLV payloads") }
         if s.damagedAccessUnits > 0 { e.append("\(s.damagedAccessUnits) damaged access units") }
         if s.datagramsLost > 0 { e.append("\(s.datagramsLost) RTP packets lost") }
         if s.truncatedDatagrams > 0 { e.append("\(s.truncatedDatagrams) truncated datagrams") }

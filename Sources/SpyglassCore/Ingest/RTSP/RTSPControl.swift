@@ -163,7 +163,8 @@ final class RTSPControl {
         var lines = head.components(separatedBy: "\r\n")
         let status = lines.removeFirst().split(separator: " ", maxSplits: 2)
         guard status.count >= 2, status[0].hasPrefix("RTSP/"), let code = Int(status[1]) else {
-            throw SourceError.read("not an RTSP response: \(head.prefix(60))")
+            let first = head.prefix { $0 != "\r" && $0 != "\n" }
+            throw SourceError.read("not an RTSP response: \(first.prefix(60))")
         }
         r.status = code
         r.reason = status.count > 2 ? String(status[2]) : ""

@@ -44,7 +44,11 @@ import Glibc
         let ref = Self.refPath()
         let (server, port) = try Self.server(["--codec", codec], ref: ref)
         defer { server.process.terminate() }
-        let r = try Self.play("rtsp://127.0.0.1:\(port)/test", transport: transport)
+        let r: Harness.Result
+        do { r = try Self.play("rtsp://127.0.0.1:\(port)/test", transport: transport) } catch {
+            Issue.record("\(error); the server said: \((try? String(contentsOfFile: server.errPath, encoding: .utf8)) ?? "")")
+            throw error
+        }
         let expected = try Fixtures.ffmpegFrameMD5(ref)
         try #require(expected.count > 30)
         #expect(r.hashes == expected, "\(codec) over \(transport)")
@@ -56,7 +60,11 @@ import Glibc
         let ref = Self.refPath()
         let (server, port) = try Self.server(["--user", "pilot", "--password", "s3cret", "--auth", scheme], ref: ref)
         defer { server.process.terminate() }
-        let r = try Self.play("rtsp://pilot:s3cret@127.0.0.1:\(port)/test", transport: .tcp)
+        let r: Harness.Result
+        do { r = try Self.play("rtsp://pilot:s3cret@127.0.0.1:\(port)/test", transport: .tcp) } catch {
+            Issue.record("\(error); the server said: \((try? String(contentsOfFile: server.errPath, encoding: .utf8)) ?? "")")
+            throw error
+        }
         #expect(r.hashes == (try Fixtures.ffmpegFrameMD5(ref)), "\(scheme): the right password plays")
         do {
             _ = try RTSPSource(url: try RTSPURL(parsing: "rtsp://pilot:wrong@127.0.0.1:\(port)/test"), transport: .tcp)

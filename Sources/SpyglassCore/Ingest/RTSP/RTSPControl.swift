@@ -87,7 +87,9 @@ final class RTSPControl {
         for (k, v) in headers { text += "\(k): \(v)\r\n" }
         text += "\r\n"
         let bytes = Array(text.utf8)
-        guard writeAll(fd, bytes, sendFlags: Int32(MSG_NOSIGNAL)) == bytes.count else { throw SourceError.open("\(url): the server closed the connection") }
+        guard writeAll(fd, bytes, sendFlags: Int32(MSG_NOSIGNAL)) == bytes.count else {
+            throw SourceError.open("\(url): the server closed the connection (sending \(method))")
+        }
         let deadline = MonotonicClock.nowMicros() + UInt64(Self.responseTimeoutMicros)
         while true {
             if let r = try next() {
@@ -98,7 +100,7 @@ final class RTSPControl {
             let now = MonotonicClock.nowMicros()
             guard now < deadline else { throw SourceError.open("\(url): no answer to \(method) in \(Self.responseTimeoutMicros / 1_000_000) s") }
             guard waitReadable(fd, timeoutMicros: Int(deadline - now)) else { continue }
-            guard fill() else { throw SourceError.open("\(url): the server closed the connection") }
+            guard fill() else { throw SourceError.open("\(url): the server closed the connection (before answering \(method))") }
         }
     }
 

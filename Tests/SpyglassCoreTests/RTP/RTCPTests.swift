@@ -233,15 +233,7 @@ final class RTCPPeer {
     /// An RTP packet (or any non-RTCP datagram) sent to the RTCP port never reaches the media
     /// path: no sender restart, no lost picture; it is counted as malformed RTCP.
     @Test func rtpSentToTheRTCPPortIsDroppedAndCounted() throws {
-        let path = Fixtures.capture("test/h264-aud.h264")
-        let expected = try Fixtures.ffmpegFrameMD5(path)
-        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
-        let port = source.boundPort
-        let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 0))
-        h.start()
-        var packetizer = RTPPacketizer(codec: .h264, ssrc: 0x5151)
-        let packets = aus.enumerated().map { i, au in packetizer.packetize(RTCPTests.units(au), timestamp90kHz: UInt32(i * 3000)) }
+        let (h, port, packets, expected) = try startRTPFeed()
         Sender.udp(port: port, datagrams: packets[0])
         try #require(Wait.until { Fixtures.udpPortIsBound(port + 1) }, "the RTCP port is bound once RTP comes")
         let intruder = RTPPacket.build(marker: true, payloadType: 96, sequenceNumber: 1234, timestamp: 1, ssrc: 0xDEAD_BEEF,
@@ -254,7 +246,9 @@ final class RTCPPeer {
         #expect(r.hashes == expected)
     }
 
-    @Test func captureTimesFromASenderReportAndAReceiverReportBack() throws {
+    /// A live RTP feed on a fresh port (h264-aud, SSRC 0x5151, 90 kHz stamps 3000 apart), its
+    /// packets per picture (not sent yet) and ffmpeg's pictures of the clip.
+    private func startRTPFeed() throws -> (Harness, UInt16, [[[UInt8]]], [Fixtures.FrameHash]) {
         let path = Fixtures.capture("test/h264-aud.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
@@ -263,9 +257,12 @@ final class RTCPPeer {
         let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 0))
         h.start()
         var packetizer = RTPPacketizer(codec: .h264, ssrc: 0x5151)
-        let packets = aus.enumerated().map { i, au in
-            packetizer.packetize(RTCPTests.units(au), timestamp90kHz: UInt32(i * 3000))
-        }
+        let packets = aus.enumerated().map { i, au in packetizer.packetize(RTCPTests.units(au), timestamp90kHz: UInt32(i * 3000)) }
+        return (h, port, packets, expected)
+    }
+
+    @Test func captureTimesFromASenderReportAndAReceiverReportBack() throws {
+        let (h, port, packets, expected) = try startRTPFeed()
         // The first picture binds the RTCP port (port + 1); then the sender's report comes.
         Sender.udp(port: port, datagrams: packets[0])
         try #require(Wait.until { Fixtures.udpPortIsBound(port + 1) }, "the RTCP port is bound once RTP comes")

@@ -68,7 +68,7 @@ public final class PcapSource: ByteSource {
         self.speed = speed
         var err = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE))
         guard let pcap = pcap_open_offline(path, &err) else {
-            throw PcapError.open("\(path): \(String(cString: err))")
+            throw PcapError.open("\(path): \(String(decoding: err.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
         }
         defer { pcap_close(pcap) }
         let link = pcap_datalink(pcap)

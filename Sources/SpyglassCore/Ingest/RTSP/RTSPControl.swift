@@ -60,7 +60,7 @@ final class RTSPControl {
             guard let a = RTSPAuth(challenges: r.headers["www-authenticate"] ?? []) else {
                 throw SourceError.open("\(url): 401 Unauthorized, with no challenge Spyglass can answer")
             }
-            guard let user, let password else {
+            guard user != nil, password != nil else {
                 throw SourceError.open("\(url): the server asks for a user and password (realm \"\(a.realm)\"): give them as rtsp://USER:PASS@…")
             }
             auth = a

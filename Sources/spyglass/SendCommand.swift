@@ -82,8 +82,8 @@ func parsePatternOption(_ arg: String, _ a: inout Arguments, _ s: inout VideoEnc
     return true
 }
 
-func runSend(_ argv: [String]) throws -> Int32 {
-    var a = Arguments(args: argv)
+/// `send`'s arguments: what to send, where, and how.
+struct SendArguments {
     var settings = VideoEncoder.Settings()
     var positional: [String] = []
     var duration: Double?
@@ -92,61 +92,74 @@ func runSend(_ argv: [String]) throws -> Int32 {
     var clockOffsetMicros: Int64 = 0
     var mtu = 1400
     var fileFPS: Double?
-    while let arg = a.next() {
-        if arg == "--fps" {
-            let f = try a.integer(arg, 1...240)
-            settings.fps = f; fileFPS = Double(f)
-            continue
+
+    /// Parses `send`'s arguments; nil when `--help` was asked (and printed).
+    /// - Throws: ``CLIError/usage(_:)`` with a one-line message.
+    static func parse(_ argv: [String]) throws -> SendArguments? {
+        var a = Arguments(args: argv)
+        var o = SendArguments()
+        while let arg = a.next() {
+            if arg == "--fps" {
+                let f = try a.integer(arg, 1...240)
+                o.settings.fps = f; o.fileFPS = Double(f)
+                continue
+            }
+            if try parsePatternOption(arg, &a, &o.settings) { continue }
+            switch arg {
+            case "--duration": o.duration = try a.number(arg, 0.1...1_000_000)
+            case "--loop": o.loop = true
+            case "--stamp": o.stamp = true
+            case "--clock-offset-ms": o.clockOffsetMicros = Int64(try a.number(arg, -86_400_000...86_400_000) * 1000)
+            case "--rtp": o.rtp = true
+            case "--mpegts": o.mpegts = true
+            case "--klv": o.klv = try klvPosition(a.value(arg))
+            case "--mtu": o.mtu = try a.integer(arg, 64...65_507)
+            case "-h", "--help": print(sendUsage); return nil
+            default:
+                if arg.hasPrefix("--") { throw CLIError.usage("unknown option \(arg)\(Suggestion.didYouMean(arg, among: Suggestion.options(in: sendUsage)))") }
+                o.positional.append(arg)
+            }
         }
-        if try parsePatternOption(arg, &a, &settings) { continue }
-        switch arg {
-        case "--duration": duration = try a.number(arg, 0.1...1_000_000)
-        case "--loop": loop = true
-        case "--stamp": stamp = true
-        case "--clock-offset-ms": clockOffsetMicros = Int64(try a.number(arg, -86_400_000...86_400_000) * 1000)
-        case "--rtp": rtp = true
-        case "--mpegts": mpegts = true
-        case "--klv": klv = try klvPosition(a.value(arg))
-        case "--mtu": mtu = try a.integer(arg, 64...65_507)
-        case "-h", "--help": print(sendUsage); return 0
-        default:
-            if arg.hasPrefix("--") { throw CLIError.usage("unknown option \(arg)\(Suggestion.didYouMean(arg, among: Suggestion.options(in: sendUsage)))") }
-            positional.append(arg)
-        }
+        guard o.positional.count == 2 else { throw CLIError.usage("send needs SOURCE and DEST\n\(sendUsage)") }
+        return o
     }
-    guard positional.count == 2 else { throw CLIError.usage("send needs SOURCE and DEST\n\(sendUsage)") }
-    if positional[0] != "pattern" && access(positional[0], R_OK) != 0 {
-        Log.error("\(positional[0]): \(String(cString: strerror(errno)))")
-        return 1
+}
+
+/// A file `send` can read whole: readable and regular (a device or a pipe never ends). Says why
+/// not in one line.
+func sendableFile(_ path: String) -> Bool {
+    guard access(path, R_OK) == 0 else { Log.error("\(path): \(String(cString: strerror(errno)))"); return false }
+    var st = stat()
+    guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+        Log.error("\(path): not a regular file (send reads a recorded .h264/.h265/.ts file, or sends a pattern)")
+        return false
     }
-    if positional[0] != "pattern" {
-        // The file is read whole before it is sent: a device or a pipe never ends.
-        var st = stat()
-        guard stat(positional[0], &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-            Log.error("\(positional[0]): not a regular file (send reads a recorded .h264/.h265/.ts file, or sends a pattern)")
-            return 1
-        }
-    }
+    return true
+}
+
+func runSend(_ argv: [String]) throws -> Int32 {
+    guard let o = try SendArguments.parse(argv) else { return 0 }
+    let what = o.positional[0]
+    if what != "pattern" && !sendableFile(what) { return 1 }
     let dest: SourceURL
-    do { dest = try SourceURL(parsing: positional[1]) } catch {
-        let why = "\(error)", shown = SRTURL.redacting(positional[1])
+    do { dest = try SourceURL(parsing: o.positional[1]) } catch {
+        let why = "\(error)", shown = SRTURL.redacting(o.positional[1])
         Log.error(why.hasPrefix(shown) ? why : "\(shown): \(why)")
         return 1
     }
     let sender: StreamSender
-    do { sender = try StreamSender(destination: dest, mtu: mtu) } catch { Log.error("\(error)"); return 1 }
-    let input: LiveSender.Input = positional[0] == "pattern"
-        ? .pattern(settings) : .file(path: positional[0], fps: fileFPS, loop: loop)
+    do { sender = try StreamSender(destination: dest, mtu: o.mtu) } catch { Log.error("\(error)"); return 1 }
+    let input: LiveSender.Input = what == "pattern" ? .pattern(o.settings) : .file(path: what, fps: o.fileFPS, loop: o.loop)
     let live = LiveSender(input: input, sender: sender)
-    live.stamp = stamp
-    live.clockOffsetMicros = clockOffsetMicros
-    live.rtp = rtp
+    live.stamp = o.stamp
+    live.clockOffsetMicros = o.clockOffsetMicros
+    live.rtp = o.rtp
     // SRT carries MPEG-TS (what every SRT receiver expects: OBS, VLC, ffmpeg, srt-live-transmit).
-    live.mpegts = mpegts || dest.isSRT
-    live.klv = klv
-    if klv != nil && !live.mpegts { Log.error("--klv needs --mpegts"); return 1 }
-    if rtp && !sender.isDatagram { Log.error("--rtp needs a udp:// destination"); return 1 }
-    live.durationSeconds = duration
+    live.mpegts = o.mpegts || dest.isSRT
+    live.klv = o.klv
+    if o.klv != nil && !live.mpegts { Log.error("--klv needs --mpegts"); return 1 }
+    if o.rtp && !sender.isDatagram { Log.error("--rtp needs a udp:// destination"); return 1 }
+    live.durationSeconds = o.duration
     VideoDecoder.setLibraryLogging(verbose: false)   // no libx264 statistics block on exit
     signal(SIGINT, SIG_IGN)
     let sig = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
@@ -155,16 +168,20 @@ func runSend(_ argv: [String]) throws -> Int32 {
     if case .pattern(let s) = input {
         Log.info("sending \(s.codec.displayName) \(s.width)x\(s.height)@\(s.fps) \(s.bitrate / 1000) kbit/s test pattern to \(dest)")
     } else {
-        Log.info("sending \(positional[0]) to \(dest)")
+        Log.info("sending \(what) to \(dest)")
     }
     do { try live.run() } catch { Log.error("\(error)"); return 1 }
     sender.finish()
-    let encode = input.isPattern && live.framesEncoded > 0
-        ? String(format: "; encode mean %.2f ms per frame", live.encodeMillisMean) : ""
+    Log.info(sentLine(live, sender, dest, pattern: input.isPattern))
+    return 0
+}
+
+/// The closing line: what went out, the encoder's mean time (pattern) and SRT's statistics.
+func sentLine(_ live: LiveSender, _ sender: StreamSender, _ dest: SourceURL, pattern: Bool) -> String {
+    let encode = pattern && live.framesEncoded > 0 ? String(format: "; encode mean %.2f ms per frame", live.encodeMillisMean) : ""
     let srt = sender.srtStatistics.map { String(format: "; SRT: RTT %.2f ms, %d retransmitted, %d dropped", $0.roundTripMillis, $0.packetsRetransmittedSent, $0.packetsDroppedSending) } ?? ""
     let unit = sender.isDatagram ? "datagrams" : dest.isSRT ? "messages" : "writes"
-    Log.info("sent \(live.accessUnitsSent) access units, \(sender.datagramsSent) \(unit), \(sender.bytesSent) bytes\(encode)\(srt)")
-    return 0
+    return "sent \(live.accessUnitsSent) access units, \(sender.datagramsSent) \(unit), \(sender.bytesSent) bytes\(encode)\(srt)"
 }
 
 /// `--klv LAT,LON,ALT,HDG`: the position a KLV local set reports.

@@ -488,45 +488,8 @@ public final class SDLDisplay: RoutedWindow {
             oh -= strip
         }
         if hasPicture, directSurface ? lastFrame != nil : texture != nil {
-            let place = placement(Int(ow), Int(oh))
-            var dst = SDL_Rect(x: Int32(place.destination.x), y: Int32(place.destination.y),
-                               w: Int32(place.destination.width), h: Int32(place.destination.height))
-            if directSurface, let frame = lastFrame, let surface {
-                drawDirect(frame, into: surface, rect: dst, source: place.source)
-            } else {
-                var src = SDL_Rect(x: Int32(place.source.x), y: Int32(place.source.y),
-                                   w: Int32(place.source.width), h: Int32(place.source.height))
-                SDL_RenderCopy(renderer, texture, &src, &dst)
-            }
-            if badge?.dimsPicture == true {
-                // A frozen or finished picture must not look live: a quarter of its brightness.
-                SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
-                SDL_SetRenderDrawColor(renderer, 0, 0, 0, 192)
-                SDL_RenderFillRect(renderer, &dst)
-            }
-            // Bottom left: the top rows may carry a time code that an observer reads.
-            var bar = progress != nil ? 34 : 0
-            if let badge { bar += drawBadge(badge, bottom: Int(oh) - 6 - bar) }
-            if !overlay.isEmpty {
-                // Above the picture's bottom rows too: a sender's time code may be there.
-                let codeRows = TimeCode.stripHeight(width: Int(dst.w))
-                let bottom = min(Int(oh) - 8 - bar, Int(dst.y + dst.h) - codeRows - 6)
-                let top = bottom - 36 * overlay.count
-                drawLines(overlay, x: 12, y: top, box: true)
-                _ = drawSparkline(bottom: top - 6)
-            }
-            drawTags(in: dst)
-            if let progress {
-                SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
-                SDL_SetRenderDrawColor(renderer, 0, 0, 0, 170)
-                var bg = SDL_Rect(x: 0, y: oh - 30, w: ow, h: 30)
-                SDL_RenderFillRect(renderer, &bg)
-                SDL_SetRenderDrawColor(renderer, 80, 160, 255, 220)
-                var fill = SDL_Rect(x: 0, y: oh - 4, w: Int32(Double(ow) * progress.fraction), h: 4)
-                SDL_RenderFillRect(renderer, &fill)
-                drawPlaySign(x: 10, y: Int(oh) - 23, paused: progressPaused)
-                drawText([progress.text], x: 34, y: Int(oh) - 30, box: false)
-            }
+            let dst = drawPicture(width: Int(ow), height: Int(oh))
+            drawAroundPicture(dst, width: Int(ow), height: Int(oh))
         } else {
             SDL_SetRenderDrawColor(renderer, 32, 36, 44, 255)
             SDL_RenderClear(renderer)
@@ -540,6 +503,58 @@ public final class SDLDisplay: RoutedWindow {
         }
         SDL_RenderPresent(renderer)   // direct mode: draws what is batched on the surface
         if directSurface { SDL_UpdateWindowSurface(window) }
+    }
+
+    /// Draws the picture placed by the gravity in a `width` x `height` area (dimmed when its badge
+    /// says it is frozen or finished); returns where it went.
+    private func drawPicture(width: Int, height: Int) -> SDL_Rect {
+        let place = placement(width, height)
+        var dst = SDL_Rect(x: Int32(place.destination.x), y: Int32(place.destination.y),
+                           w: Int32(place.destination.width), h: Int32(place.destination.height))
+        if directSurface, let frame = lastFrame, let surface {
+            drawDirect(frame, into: surface, rect: dst, source: place.source)
+        } else {
+            var src = SDL_Rect(x: Int32(place.source.x), y: Int32(place.source.y),
+                               w: Int32(place.source.width), h: Int32(place.source.height))
+            SDL_RenderCopy(renderer, texture, &src, &dst)
+        }
+        if badge?.dimsPicture == true {
+            // A frozen or finished picture must not look live: a quarter of its brightness.
+            SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
+            SDL_SetRenderDrawColor(renderer, 0, 0, 0, 192)
+            SDL_RenderFillRect(renderer, &dst)
+        }
+        return dst
+    }
+
+    /// The badge, the overlay and its sparkline, the tags and the progress bar around the picture
+    /// at `dst`. Bottom left, above the picture's bottom rows: the top and bottom rows may carry a
+    /// time code that an observer reads.
+    private func drawAroundPicture(_ dst: SDL_Rect, width: Int, height: Int) {
+        var bar = progress != nil ? 34 : 0
+        if let badge { bar += drawBadge(badge, bottom: height - 6 - bar) }
+        if !overlay.isEmpty {
+            let codeRows = TimeCode.stripHeight(width: Int(dst.w))
+            let bottom = min(height - 8 - bar, Int(dst.y + dst.h) - codeRows - 6)
+            let top = bottom - 36 * overlay.count
+            drawLines(overlay, x: 12, y: top, box: true)
+            _ = drawSparkline(bottom: top - 6)
+        }
+        drawTags(in: dst)
+        if let progress { drawProgress(progress, width: width, height: height) }
+    }
+
+    /// The replay bar along the bottom: how far along, the play or pause sign, and its line.
+    private func drawProgress(_ progress: (fraction: Double, text: String), width: Int, height: Int) {
+        SDL_SetRenderDrawBlendMode(renderer, SDL_BLENDMODE_BLEND)
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 170)
+        var bg = SDL_Rect(x: 0, y: Int32(height - 30), w: Int32(width), h: 30)
+        SDL_RenderFillRect(renderer, &bg)
+        SDL_SetRenderDrawColor(renderer, 80, 160, 255, 220)
+        var fill = SDL_Rect(x: 0, y: Int32(height - 4), w: Int32(Double(width) * progress.fraction), h: 4)
+        SDL_RenderFillRect(renderer, &fill)
+        drawPlaySign(x: 10, y: height - 23, paused: progressPaused)
+        drawText([progress.text], x: 34, y: height - 30, box: false)
     }
 
     /// Direct mode: libswscale writes the picture into the surface's rectangle `rect`.

@@ -24,6 +24,8 @@ final class PlayFeed {
     let slot: FrameSlot?
     /// The window to wake when a picture is ready (set while the window runs).
     let wakeTarget = WakeTarget()
+    /// Shrinks pictures for the feed's wall tile on its own thread (aimed only by a wall).
+    let prescaler: TilePrescaler
     /// Errors and notes from the feed's outputs, written by the feed's thread as it ends.
     let report = OutputReport()
     var snapshotFailed = false
@@ -67,7 +69,9 @@ final class PlayFeed {
         if let md5 { taps.append(FrameMD5Tap(writer: md5, onFailure: { report.fail($0) })) }
         if options.clock { taps.append(OpticalTimeCodeTap()) }
         let wake = wakeTarget
-        let end: any FrameSink = slot.map { WindowSink(slot: $0, metrics: metrics, latency: latency, wake: { wake.wake() }) }
+        let prescaler = TilePrescaler()
+        self.prescaler = prescaler
+        let end: any FrameSink = slot.map { WindowSink(slot: $0, metrics: metrics, latency: latency, prescaler: prescaler, wake: { wake.wake() }) }
             ?? HeadlessSink(metrics: metrics, latency: latency)
         var chain: any FrameSink = DamageFilter(showDamaged: options.showDamaged, metrics: metrics, latency: latency, next: end)
         if !taps.isEmpty { chain = FrameTee(taps: taps, next: chain) }

@@ -104,8 +104,14 @@ import Glibc
         return failed
     }
 
-    /// Feed `i`'s options (from 0).
-    private func feedOptions(_ i: Int) -> PlayOptions { i < perFeed.count ? perFeed[i] : options }
+    /// Feed `i`'s options (from 0). With at least as many feeds as cores, no feed takes slice
+    /// threads on its own: every core already decodes a feed, and the threads' hand-offs only
+    /// cost CPU (see the README's wall figures).
+    private func feedOptions(_ i: Int) -> PlayOptions {
+        var o = i < perFeed.count ? perFeed[i] : options
+        if urls.count >= ProcessInfo.processInfo.activeProcessorCount { o.receiver.autoSliceThreads = false }
+        return o
+    }
 
     /// `--metrics`: serves every feed's registry.
     private func startMetrics() throws -> MetricsServer? {
@@ -190,7 +196,7 @@ import Glibc
         settings.position = options.windowPosition
         let running = feeds.map { f in
             (f.n, WallFeed(pipeline: f.pipeline, slot: f.slot!, latency: f.latency, name: f.name, live: f.url.deliversInRealTime,
-                     targetMillis: f.targetMillis))
+                     targetMillis: f.targetMillis, prescaler: f.prescaler))
         }
         let failed = unopened.map { ($0.n, WallFeed.failed(name: $0.name, reason: $0.reason)) }
         let wallFeeds = (running + failed).sorted { $0.0 < $1.0 }.map(\.1)

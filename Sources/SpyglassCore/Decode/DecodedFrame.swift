@@ -21,6 +21,8 @@ public final class DecodedFrame: @unchecked Sendable {
     public var isRepairReplay = false
     /// The newest picture of a repair: shown again, but not counted or logged as a new one.
     public var isRepairNewest = false
+    /// The picture shrunk for its wall tile on the feed's thread (``TilePrescaler``); nil when not.
+    var tileCopy: TilePrescaler.Copy?
 
     init(frame: UnsafeMutablePointer<AVFrame>, index: Int, accessUnitIndex: Int, timing: FrameTiming, damaged: Bool) {
         self.frame = frame

@@ -186,8 +186,9 @@ public final class UDPSource: ByteSource {
     /// reports.
     private func observeRTP(_ datagram: UnsafeRawBufferPointer, arrivalMicros: UInt64) {
         if !rtcpTried {
-            let header = Array(datagram.prefix(12))
-            guard header.count == 12, RTPPacket.looksLikeRTP(header[...]) else { rtpCandidate = nil; return }
+            // Read in place: a raw feed asks this of every datagram.
+            let header = datagram
+            guard RTPPacket.looksLikeRTP(header) else { rtpCandidate = nil; return }
             let ssrc = UInt32(header[8]) << 24 | UInt32(header[9]) << 16 | UInt32(header[10]) << 8 | UInt32(header[11])
             let sequence = UInt16(header[2]) << 8 | UInt16(header[3])
             defer { rtpCandidate = (ssrc, sequence) }

@@ -121,10 +121,10 @@ public final class LatencyRecorder: Sendable {
     }
 
     private func row(_ s: LatencySample) -> String {
-        func f(_ v: Double?) -> String { v.map { String(format: "%.3f", $0) } ?? "" }
+        func f(_ v: Double?) -> String { v.map(Self.threeDecimals) ?? "" }
         let t = s.timing
         if jsonLines {
-            func j(_ v: Double?) -> String { v.map { String(format: "%.3f", $0) } ?? "null" }
+            func j(_ v: Double?) -> String { v.map(Self.threeDecimals) ?? "null" }
             return "{\"frame\":\(s.frame),\"au\":\(s.accessUnit),\"dropped\":\(s.dropped),\"damaged\":\(s.damaged),"
                 + "\"completion\":\"\(s.completion?.rawValue ?? "")\",\"capture_wall_us\":\(t.captureWallMicros),\"capture_us\":\(s.captureMicros),"
                 + "\"first_byte_us\":\(t.firstByteMicros),\"last_byte_us\":\(t.lastByteMicros),\"complete_us\":\(t.completeMicros),"
@@ -140,6 +140,16 @@ public final class LatencyRecorder: Sendable {
             + "\(t.renderStartMicros),\(t.presentedMicros),\(f(s.senderNetworkMillis)),\(f(s.assemblyMillis)),"
             + "\(f(s.decodeMillis)),\(f(s.queueMillis)),\(f(s.renderMillis)),\(f(s.receiverAddedMillis)),\(f(s.glassToGlassMillis)),"
             + "\(f(s.opticalMillis)),\(t.captureWallMicros > 0 || t.captureSource == .clockOffset ? t.captureSource.rawValue : "none")\n"
+    }
+
+    /// `v` with three decimals, as `%.3f` prints it (ties may round the other way in the last
+    /// digit), without Foundation's formatter: a row is written for every picture.
+    static func threeDecimals(_ v: Double) -> String {
+        guard v.isFinite, abs(v) < 1e12 else { return String(format: "%.3f", v) }
+        let thousandths = Int64((abs(v) * 1000).rounded())
+        let fraction = String(thousandths % 1000)
+        return (v.sign == .minus ? "-" : "") + String(thousandths / 1000) + "."
+            + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
     /// All kept samples.

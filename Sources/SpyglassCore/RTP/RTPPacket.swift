@@ -54,7 +54,7 @@ public struct RTPPacket: Sendable {
 
     /// True when `d` looks like RTP carrying video: version 2 and a dynamic payload type.
     /// (An Annex B stream starts with zero bytes, so its version field reads 0.)
-    public static func looksLikeRTP(_ d: ArraySlice<UInt8>) -> Bool {
+    public static func looksLikeRTP<Bytes: Collection<UInt8>>(_ d: Bytes) -> Bool where Bytes.Index == Int {
         guard d.count >= 12 else { return false }
         let s = d.startIndex
         return d[s] >> 6 == 2 && (96...127).contains(d[s + 1] & 0x7F)

@@ -6,20 +6,25 @@ public final class WindowSink: FrameSink {
     private let wake: @Sendable () -> Void
     private let metrics: MetricsRegistry
     private let latency: LatencyRecorder?
+    private let prescaler: TilePrescaler?
 
     /// - Parameters:
     ///   - slot: the hand-off to the window.
     ///   - metrics: counts replaced pictures as ``Metric/framesDropped``.
     ///   - latency: logs replaced pictures as dropped.
+    ///   - prescaler: shrinks each picture for its wall tile before it reaches the slot (nil: none).
     ///   - wake: wakes the window (its own wake-up, callable from any thread).
-    public init(slot: FrameSlot, metrics: MetricsRegistry, latency: LatencyRecorder?, wake: @escaping @Sendable () -> Void) {
+    public init(slot: FrameSlot, metrics: MetricsRegistry, latency: LatencyRecorder?, prescaler: TilePrescaler? = nil,
+                wake: @escaping @Sendable () -> Void) {
         self.slot = slot
         self.metrics = metrics
         self.latency = latency
+        self.prescaler = prescaler
         self.wake = wake
     }
 
     public func consume(_ frame: DecodedFrame) {
+        prescaler?.prepare(frame)
         if let old = slot.put(frame) {
             latency?.record(old, dropped: true)
             metrics.add(.framesDropped)

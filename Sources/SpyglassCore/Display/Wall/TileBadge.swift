@@ -27,14 +27,17 @@ public enum TileBadge: Equatable, Sendable {
     ///   - nowMicros: now, monotonic µs.
     ///   - stallMicros: a live feed with no picture for this long is stalled.
     ///   - live: the source delivers in real time (a file that ends is not "stalled").
-    ///   - refused: datagrams or senders `--allow-from` refused so far.
+    ///   - refused: datagrams or senders `--allow-from` refused so far (read only while waiting for
+    ///     data: the wall asks for every tile on every picture).
     public static func of(state: PipelineState, lastPictureMicros: UInt64?, nowMicros: UInt64,
-                          stallMicros: UInt64, live: Bool, refused: Int = 0) -> TileBadge {
+                          stallMicros: UInt64, live: Bool, refused: @autoclosure () -> Int = 0) -> TileBadge {
         switch state {
         case .failed(let why): return .failed(why)
         case .ended: return .ended
         case .reconnecting: return .reconnecting
-        case .waitingForData where lastPictureMicros == nil: return refused > 0 ? .refusing(refused) : .waitingForData
+        case .waitingForData where lastPictureMicros == nil:
+            let n = refused()
+            return n > 0 ? .refusing(n) : .waitingForData
         default: break
         }
         guard let last = lastPictureMicros else { return .waitingForPicture }

@@ -15,16 +15,19 @@ public struct WallFeed: Sendable {
     public let failure: String?
     /// The feed's glass-to-glass target, ms (`--target-ms`); colours its ``LatencyChip``.
     public let targetMillis: Double?
+    /// Shrinks the feed's pictures for its tile on the feed's thread (nil: the wall scales them).
+    public let prescaler: TilePrescaler?
 
     /// A running feed. - Parameters: see the properties.
     public init(pipeline: Pipeline, slot: FrameSlot, latency: LatencyRecorder?, name: String, live: Bool,
-                targetMillis: Double? = nil) {
+                targetMillis: Double? = nil, prescaler: TilePrescaler? = nil) {
         self.pipeline = pipeline
         self.slot = slot
         self.latency = latency
         self.name = name
         self.live = live
         self.targetMillis = targetMillis
+        self.prescaler = prescaler
         failure = nil
     }
 
@@ -34,6 +37,7 @@ public struct WallFeed: Sendable {
         latency = nil
         live = false
         targetMillis = nil
+        prescaler = nil
         self.name = name
         self.failure = failure
     }

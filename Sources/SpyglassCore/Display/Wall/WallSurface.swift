@@ -20,7 +20,11 @@ final class WallSurface: RoutedWindow {
     private nonisolated let wakeSignal = WakeSignal()
     private var failureLogged = false
     /// Rendered lines of text, by text: a tile's name and badge are drawn with every picture.
-    private var textCache: [String: UnsafeMutablePointer<SDL_Surface>] = [:]
+    private var textCache: [TextKey: UnsafeMutablePointer<SDL_Surface>] = [:]
+    private struct TextKey: Hashable {
+        let line: String
+        let rgb: UInt32
+    }
     /// More lines than this (a stall's age counts up) and the cache starts again.
     private static let textCacheLimit = 256
     /// Text height, pixels.
@@ -144,7 +148,7 @@ final class WallSurface: RoutedWindow {
 
     /// `line` rendered in `colour`, from the cache when it was drawn before; nil without a font.
     private func rendered(_ line: String, _ colour: (r: UInt8, g: UInt8, b: UInt8)) -> UnsafeMutablePointer<SDL_Surface>? {
-        let key = "\(colour.r),\(colour.g),\(colour.b) \(line)"
+        let key = TextKey(line: line, rgb: UInt32(colour.r) << 16 | UInt32(colour.g) << 8 | UInt32(colour.b))
         if let t = textCache[key] { return t }
         guard let font, let t = TTF_RenderUTF8_Blended(font, line, SDL_Color(r: colour.r, g: colour.g, b: colour.b, a: 255)) else { return nil }
         if textCache.count >= Self.textCacheLimit {

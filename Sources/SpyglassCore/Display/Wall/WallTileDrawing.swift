@@ -4,7 +4,11 @@
 extension WallWindow {
     static let background: (r: UInt8, g: UInt8, b: UInt8) = (32, 36, 44)
 
-    func draw(_ tile: WallTile, in rect: PixelRect) {
+    /// Draws `tile` in `rect`.
+    /// - Returns: true when its picture was drawn from the copy shrunk on the feed's thread.
+    @discardableResult
+    func draw(_ tile: WallTile, in rect: PixelRect) -> Bool {
+        var fromCopy = false
         surface.clip(to: rect)
         defer { surface.clip(to: nil); tile.dirty = false }
         if let frame = tile.picture {
@@ -12,7 +16,17 @@ extension WallWindow {
             let aspect = Double(frame.width * sn) / Double(max(1, frame.height * sd))
             let p = view.gravity.placement(width: frame.width, height: frame.height, aspect: aspect, in: rect)
             if p.destination != rect { surface.fill(rect, Self.background) }
-            if !surface.draw(frame, source: p.source, into: p.destination, converter: tile.converter) {
+            let drawn: Bool
+            if let copy = frame.tileCopy, copy.source == p.source,
+               copy.picture.width == p.destination.width, copy.picture.height == p.destination.height {
+                // Shrunk on the feed's thread for exactly this place: only converted here.
+                fromCopy = true
+                drawn = surface.draw(copy.picture, source: PixelRect(x: 0, y: 0, width: copy.picture.width, height: copy.picture.height),
+                                     into: p.destination, converter: tile.converter)
+            } else {
+                drawn = surface.draw(frame, source: p.source, into: p.destination, converter: tile.converter)
+            }
+            if !drawn {
                 surface.fill(rect, Self.background)
             }
             if tile.badge.dimsPicture { surface.dim(rect) }
@@ -35,6 +49,7 @@ extension WallWindow {
             surface.fill(PixelRect(x: x + 5, y: y + max(box.height, lineHeight) / 2 - 5, width: 11, height: 11), chip.colour)
             surface.text(chip.text, x: x + 20, y: y, maxWidth: rect.x + rect.width - x - 26)
         }
+        return fromCopy
     }
 
     /// The `i` overlay (``FeedOverlay``, compact in a tile under 360 pixels high): the last

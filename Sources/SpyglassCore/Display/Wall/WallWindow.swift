@@ -43,6 +43,8 @@ public final class WallWindow {
     public private(set) var lastScreenshot: String?
     /// How many times each feed's tile has been drawn and presented (by feed index).
     public private(set) var tileDraws: [Int]
+    /// How many of those draws took the picture shrunk on the feed's own thread (``TilePrescaler``).
+    public private(set) var shrunkDraws: [Int]
     private var title = ""
     private var drawnSize = (width: 0, height: 0)
     private var lastSecondMicros: UInt64 = 0
@@ -57,6 +59,7 @@ public final class WallWindow {
         self.settings = settings
         tiles = feeds.map(WallTile.init)
         tileDraws = feeds.map { _ in 0 }
+        shrunkDraws = tileDraws
         let layout = settings.layout ?? WallLayout.automatic(feeds: feeds.count)
         view = WallView(feeds: feeds.count, layout: layout, gravity: settings.gravity)
         surface = try WallSurface(system: system, title: "Spyglass — waiting", width: settings.size.width,
@@ -146,14 +149,25 @@ public final class WallWindow {
         let size = surface.size
         guard size.width > 0, size.height > 0 else { return }
         if size != drawnSize { markAllDirty(); drawnSize = size }
-        let changed = view.visibleTiles(width: size.width, height: size.height).filter { tiles[$0.feed].dirty }
+        let visible = view.visibleTiles(width: size.width, height: size.height)
+        aimPrescalers(visible)
+        let changed = visible.filter { tiles[$0.feed].dirty }
         for (i, rect) in changed {
-            draw(tiles[i], in: rect)
+            if draw(tiles[i], in: rect) { shrunkDraws[i] += 1 }
             tileDraws[i] += 1
         }
         surface.present(changed.map(\.rect))
         let presented = MonotonicClock.nowMicros()
         for (i, _) in changed { tiles[i].presented(renderStartMicros: now, presentedMicros: presented) }
+    }
+
+    /// Tells each feed's ``TilePrescaler`` the size of its tile now; feeds not on screen, none.
+    private func aimPrescalers(_ visible: [(feed: Int, rect: PixelRect)]) {
+        var rects: [PixelRect?] = tiles.map { _ in nil }
+        for (i, rect) in visible { rects[i] = rect }
+        for (tile, rect) in zip(tiles, rects) {
+            tile.feed.prescaler?.aim(rect.map { TilePrescaler.Target(width: $0.width, height: $0.height, gravity: view.gravity) })
+        }
     }
 
     private func updateTitle() {

@@ -37,9 +37,11 @@ struct WallWindowTests {
                 let port = udp.boundPort
                 let metrics = MetricsRegistry()
                 let slot = FrameSlot()
-                let sink = WindowSink(slot: slot, metrics: metrics, latency: nil, wake: { wake.get()?() })
+                // As `play` builds a wall feed: pictures shrunk for their tile on the feed's thread.
+                let prescaler = TilePrescaler()
+                let sink = WindowSink(slot: slot, metrics: metrics, latency: nil, prescaler: prescaler, wake: { wake.get()?() })
                 let p = Pipeline(id: i + 1, source: udp, options: ReceiverOptions(), metrics: metrics, sink: sink)
-                feeds.append(WallFeed(pipeline: p, slot: slot, latency: nil, name: colour.name, live: true))
+                feeds.append(WallFeed(pipeline: p, slot: slot, latency: nil, name: colour.name, live: true, prescaler: prescaler))
                 senders.append(try Fixtures.start("/usr/bin/ffmpeg", [
                     "-hide_banner", "-loglevel", "error", "-re", "-f", "lavfi", "-i", "color=c=\(colour.name):s=320x180:r=30",
                     "-c:v", "libx264", "-preset", "ultrafast", "-tune", "zerolatency", "-g", "15", "-pix_fmt", "yuv420p",
@@ -113,6 +115,23 @@ struct WallWindowTests {
             #expect(shown, "tile centres: \((0..<4).map { i in rig.wall.rect(ofFeed: i).map { rig.pixel($0.x + $0.width / 2, $0.y + $0.height / 2) } })")
             #expect(rig.wall.rect(ofFeed: 3) == PixelRect(x: 320, y: 180, width: 320, height: 180))
             #expect(rig.wall.currentTitle == "Spyglass — 4 feeds — 4 live", "title: \(rig.wall.currentTitle)")
+            #expect(rig.wall.shrunkDraws == [0, 0, 0, 0], "320x180 pictures in 320x180 tiles are not shrunk first")
+        }
+    }
+
+    @Test("tiles smaller than the pictures: each picture is shrunk on its feed's thread, drawn from that copy, in its colour")
+    func picturesShrunkOnTheFeedThreadAreDrawn() throws {
+        try withWall(width: 480, height: 270) { rig in
+            let before = rig.wall.shrunkDraws
+            let shown = rig.step {
+                (0..<4).allSatisfy { rig.wall.shrunkDraws[$0] >= before[$0] + 3 && rig.centre(of: $0, shows: Self.colours[$0].rgb) }
+            }
+            #expect(shown, "draws from copies \(rig.wall.shrunkDraws) of \(rig.wall.tileDraws); centres \((0..<4).map { i in rig.wall.rect(ofFeed: i).map { rig.pixel($0.x + $0.width / 2, $0.y + $0.height / 2) } })")
+            // Focused, the picture is smaller than the window: the wall scales the picture itself.
+            rig.wall.apply(.key(WallView.Key.one))
+            let drawsBefore = rig.wall.tileDraws[0], shrunkBefore = rig.wall.shrunkDraws[0]
+            #expect(rig.step { rig.wall.tileDraws[0] >= drawsBefore + 3 && rig.centre(of: 0, shows: Self.colours[0].rgb) })
+            #expect(rig.wall.shrunkDraws[0] == shrunkBefore, "a copy made for the small tile is never stretched over the window")
         }
     }
 
@@ -217,7 +236,9 @@ struct WallWindowTests {
                    && FileManager.default.isExecutableFile(atPath: "/usr/bin/xwininfo"), "xprop/xwininfo not installed (x11-utils)"))
     func titleIsUTF8() throws {
         try withWall { rig in
-            let env = ["DISPLAY": String(cString: getenv("DISPLAY"))]
+            // XAUTHORITY too: under xvfb-run the display wants its cookie.
+            var env = ["DISPLAY": String(cString: getenv("DISPLAY"))]
+            if let auth = getenv("XAUTHORITY") { env["XAUTHORITY"] = String(cString: auth) }
             let (_, tree, _) = try Fixtures.run("/usr/bin/xwininfo", ["-root", "-children"], environment: env)
             let line = try #require(tree.split(separator: "\n").first { $0.contains("\"Spyglass") }, "the window in \(tree)")
             let id = String(line.drop { $0 == " " }.prefix { $0 != " " })

@@ -1,13 +1,15 @@
 /// MPEG-TS carried in RTP with the static payload type 33 (RFC 2250 §2; RFC 3551 Table 5), as
-/// `ffmpeg -f rtp_mpegts` and broadcast encoders send it: the RTP layer (``SequenceTracker``)
-/// counts loss, duplicates and restarts, and the payload, a whole number of 188-byte TS packets,
-/// goes on into the ``MPEGTSDepacketizer`` (whose continuity counters mark the damage).
+/// `ffmpeg -f rtp_mpegts` and broadcast encoders send it: the RTP layer (``SSRCProbation``,
+/// ``SequenceTracker``) counts stray packets, loss, duplicates and restarts, and the payload, a
+/// whole number of 188-byte TS packets, goes on into the ``MPEGTSDepacketizer`` (whose
+/// continuity counters mark the damage).
 public struct RTPMPEGTSDepacketizer: Depacketizer {
     public var name: String { "rtp-mpegts" }
     /// RTP payload type of MPEG-2 transport streams (RFC 3551 §6, Table 5).
     public static let payloadType: UInt8 = 33
     private var ts: MPEGTSDepacketizer
     private var tracker = SequenceTracker()
+    private var probation = SSRCProbation<(RTPPacket, UInt64, Bool)>()
     private var packets = 0
     private var notRTP = 0
 
@@ -36,18 +38,23 @@ public struct RTPMPEGTSDepacketizer: Depacketizer {
             notRTP += 1
             return
         }
-        switch tracker.observe(ssrc: p.ssrc, sequenceNumber: p.sequenceNumber) {
-        case .drop: return
-        case .restart: emit(.restart(reason: String(format: "sender restart (SSRC %08x, sequence %d)", p.ssrc, p.sequenceNumber)))
-        case .accept(let gap): if gap > 0 { emit(.damage(lostPackets: gap)) }
-        }
         packets += 1
-        p.payload.withUnsafeBytes { ts.push($0, arrivalMicros: arrivalMicros, truncated: truncated, emit: emit) }
+        for (p, arrival, cut) in probation.admit((p, arrivalMicros, truncated), ssrc: p.ssrc, sequence: p.sequenceNumber) {
+            switch tracker.observe(ssrc: p.ssrc, sequenceNumber: p.sequenceNumber) {
+            case .drop: continue
+            case .restart: emit(.restart(reason: String(format: "sender restart (SSRC %08x, sequence %d)", p.ssrc, p.sequenceNumber)))
+            case .accept(let gap): if gap > 0 { emit(.damage(lostPackets: gap)) }
+            }
+            p.payload.withUnsafeBytes { ts.push($0, arrivalMicros: arrival, truncated: cut, emit: emit) }
+        }
     }
 
     public func pollTimeoutMicros(default pollMicros: Int) -> Int { ts.pollTimeoutMicros(default: pollMicros) }
     public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) { ts.tick(nowMicros: nowMicros, emit: emit) }
-    public mutating func finish(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) { ts.finish(nowMicros: nowMicros, emit: emit) }
+    public mutating func finish(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
+        probation.finish()
+        ts.finish(nowMicros: nowMicros, emit: emit)
+    }
 
     public var counts: [Metric: Int] {
         var c = ts.counts
@@ -58,6 +65,7 @@ public struct RTPMPEGTSDepacketizer: Depacketizer {
         c[.packetsReordered, default: 0] += s.reordered
         c[.packetsDuplicated, default: 0] += s.duplicates
         c[.ssrcChanges, default: 0] += s.ssrcChanges
+        c[.strayPackets, default: 0] += probation.strayPackets
         return c
     }
 }

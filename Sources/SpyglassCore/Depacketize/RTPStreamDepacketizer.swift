@@ -66,7 +66,7 @@ public struct RTPStreamDepacketizer: Depacketizer {
 
     public mutating func finish(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
         let clock = senderClock
-        rtp.tick(nowMicros: UInt64.max / 2) { e in if let t = Self.translate(e, clock) { emit(t) } }
+        rtp.finish { e in if let t = Self.translate(e, clock) { emit(t) } }
         emit(.accessUnitEnd(.endOfStream, atMicros: nowMicros))
         flushedSinceData = true
     }
@@ -86,7 +86,7 @@ public struct RTPStreamDepacketizer: Depacketizer {
         let r = rtp.counters
         return [.rtpPackets: r.packets, .notRTP: r.notRTP + r.otherPayloadType, .packetsLost: r.sequence.lost,
                 .packetsReordered: r.sequence.reordered, .packetsDuplicated: r.sequence.duplicates,
-                .ssrcChanges: r.sequence.ssrcChanges,
+                .ssrcChanges: r.sequence.ssrcChanges, .strayPackets: r.strayPackets,
                 .damagedNALUnits: r.payload.damagedUnits, .oversizeNALUnits: r.payload.oversizeUnits,
                 .malformedPayloads: r.payload.malformed + r.payload.unsupported,
                 .rtcpPackets: rtcp.packets, .senderReports: rtcp.senderReports, .malformedRTCP: rtcp.malformed]

@@ -259,7 +259,8 @@ import Foundation
         var lines = ["\(s.format ?? s.codec ?? "") · \(s.framesDecoded) decoded, \(s.framesDropped) dropped · decode p50 \(s.decodeMillisP50.map { String(format: "%.1f ms", $0) } ?? "–")"]
         if s.rtp {
             lines.append("RTP: \(s.datagramsLost) lost, \(s.datagramsReordered) reordered, \(s.datagramsDuplicated) duplicated"
-                         + (s.ssrcChanges > 0 ? " · SSRC changes \(s.ssrcChanges)\(s.ssrcChanges > 1 ? " (several senders on this port?)" : "")" : ""))
+                         + (s.ssrcChanges > 0 ? " · SSRC changes \(s.ssrcChanges)\(s.ssrcChanges > 1 ? " (several senders on this port?)" : "")" : "")
+                         + (s.strayPackets > 0 ? " · another sender's packets dropped \(s.strayPackets)" : ""))
         }
         lines.append("damaged AUs \(s.damagedAccessUnits) · on damaged refs \(s.framesWithDamagedReferences) · concealed \(s.concealedFrames) · decode errors \(s.decodeErrors) · resets \(s.resets)")
         if s.tsPackets > 0 { lines.append("MPEG-TS: \(s.tsContinuityErrors) continuity errors, \(s.tsPacketsDropped) packets dropped") }

@@ -75,6 +75,9 @@ public struct FeedSummary: Codable, Sendable {
     /// restarted, many for two senders (or one misbehaving) alternating on one port. Not
     /// counted as reordered, lost or duplicated.
     public var ssrcChanges = 0
+    /// RTP packets of a second SSRC dropped while the established sender kept sending (RFC 3550
+    /// §A.1 probation): a stray packet, or another sender on the same port.
+    public var strayPackets = 0
     /// RTCP compound packets received (RFC 3550 §6), sender reports among them, and malformed
     /// ones dropped.
     public var rtcpPackets = 0
@@ -149,6 +152,7 @@ public struct FeedSummary: Codable, Sendable {
         idleFlushes = m[.idleFlushes]; prematureIdleFlushes = m[.cutNALUnits]; picturesSplit = m[.picturesSplit]
         rtpPackets = m[.rtpPackets]; notRTP = m[.notRTP]; datagramsLost = m[.packetsLost]
         datagramsReordered = m[.packetsReordered]; datagramsDuplicated = m[.packetsDuplicated]; ssrcChanges = m[.ssrcChanges]
+        strayPackets = m[.strayPackets]
         damagedNALUnits = m[.damagedNALUnits]; malformedPayloads = m[.malformedPayloads]
         rtcpPackets = m[.rtcpPackets]; senderReports = m[.senderReports]; malformedRTCP = m[.malformedRTCP]
         malformedKLV = m[.malformedKLV]
@@ -178,7 +182,8 @@ public struct FeedSummary: Codable, Sendable {
         if tsPackets > 0 { extra.append("MPEG-TS: \(tsPackets) packets, \(tsContinuityErrors) continuity errors" + (tsPacketsDropped > 0 ? ", \(tsPacketsDropped) dropped" : "")) }
         if let l = srt { extra.append(Self.srtText(l)) }
         if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated"
-                              + (ssrcChanges > 0 ? ", \(ssrcChanges) SSRC changes" : "")) }
+                              + (ssrcChanges > 0 ? ", \(ssrcChanges) SSRC changes" : "")
+                              + (strayPackets > 0 ? ", \(strayPackets) packets of another sender dropped" : "")) }
         if rtcpPackets + malformedRTCP > 0 { extra.append("RTCP: \(senderReports) sender reports" + (malformedRTCP > 0 ? ", \(malformedRTCP) malformed" : "")) }
         if malformedKLV > 0 { extra.append("\(malformedKLV) malformed KLV payloads dropped") }
         if notRTP > 0 { extra.append("\(notRTP) not RTP") }

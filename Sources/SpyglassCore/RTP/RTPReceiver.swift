@@ -37,6 +37,9 @@ public struct RTPReceiver {
         /// Times a parameter set of the other codec switched the payload rules (a wrong SDP,
         /// or a sender that changed codec).
         public var codecSwitches = 0
+        /// Packets of a second SSRC dropped while the established sender kept sending
+        /// (``SSRCProbation``, RFC 3550 §A.1).
+        public var strayPackets = 0
     }
 
     /// The codec whose payload rules are in use (nil until detected).
@@ -49,6 +52,7 @@ public struct RTPReceiver {
     private var detector = RTPCodecDetector()
     private var held: [([UInt8], UInt64)] = []
     private var tracker = SequenceTracker()
+    private var probation = SSRCProbation<(RTPPacket, UInt64)>()
     private var reorder: ReorderBuffer
     private var depacketizer: (any PayloadDepacketizer)?
     private var counts = Counters()
@@ -87,6 +91,7 @@ public struct RTPReceiver {
                                          unsupported: pastPayload.unsupported + now.unsupported,
                                          oversizeUnits: pastPayload.oversizeUnits + now.oversizeUnits)
         c.sequence.reordered += reorder.putBackInOrder
+        c.strayPackets = probation.strayPackets
         return c
     }
 
@@ -126,6 +131,13 @@ public struct RTPReceiver {
         for (p, t) in reorder.release(now: nowMicros) { handle(p, arrivalMicros: t, emit: emit) }
     }
 
+    /// The input ended: everything the jitter buffer holds goes on; packets of a new SSRC still
+    /// on probation are counted as stray.
+    public mutating func finish(emit: (Event) -> Void) {
+        probation.finish()
+        for (p, t) in reorder.drain() { handle(p, arrivalMicros: t, emit: emit) }
+    }
+
     private mutating func process(_ datagram: [UInt8], arrivalMicros: UInt64, emit: (Event) -> Void) {
         guard let p = try? RTPPacket(datagram: datagram[...]) else { counts.notRTP += 1; return }
         if payloadType == nil, (96...127).contains(p.payloadType) { payloadType = p.payloadType }
@@ -142,13 +154,15 @@ public struct RTPReceiver {
         }
         otherRun = 0
         counts.packets += 1
-        if let last = lastSSRC, last != p.ssrc {
-            // A new SSRC has sequence numbers of its own: what the jitter buffer holds of the old
-            // one goes on first, in order (it used to be dropped uncounted), then it starts over.
-            for (q, t) in reorder.drain() { handle(q, arrivalMicros: t, emit: emit) }
+        for (p, arrival) in probation.admit((p, arrivalMicros), ssrc: p.ssrc, sequence: p.sequenceNumber) {
+            if let last = lastSSRC, last != p.ssrc {
+                // A new SSRC has sequence numbers of its own: what the jitter buffer holds of the old
+                // one goes on first, in order (it used to be dropped uncounted), then it starts over.
+                for (q, t) in reorder.drain() { handle(q, arrivalMicros: t, emit: emit) }
+            }
+            lastSSRC = p.ssrc
+            for (q, t) in reorder.push(p, arrivalMicros: arrival) { handle(q, arrivalMicros: t, emit: emit) }
         }
-        lastSSRC = p.ssrc
-        for (q, t) in reorder.push(p, arrivalMicros: arrivalMicros) { handle(q, arrivalMicros: t, emit: emit) }
     }
 
     private mutating func handle(_ p: RTPPacket, arrivalMicros: UInt64, emit: (Event) -> Void) {

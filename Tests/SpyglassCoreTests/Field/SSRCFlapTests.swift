@@ -1,8 +1,11 @@
 import Testing
 @testable import SpyglassCore
 
-/// Two senders (or one misbehaving) alternating SSRCs on one port: each change is counted as
-/// what it is, an SSRC change (RFC 3550 §8.2), never as reordering, loss or duplication.
+/// Two senders (or one misbehaving) alternating SSRCs on one port, a stray packet, a restarted
+/// sender. The sequence tracker counts each change as what it is, an SSRC change (RFC 3550 §8.2),
+/// never as reordering, loss or duplication; in front of it the receiver's probation (RFC 3550
+/// §A.1) keeps the established sender while it still sends, so a second sender's packets are
+/// dropped and counted instead of restarting the feed at every change.
 @Suite struct SSRCFlapTests {
     static let a: UInt32 = 0xAAAA_0001
     static let b: UInt32 = 0xBBBB_0002
@@ -53,34 +56,80 @@ import Testing
         #expect(t.counters.resets == 1)
     }
 
-    /// Through the whole RTP receiver, with and without a jitter buffer: the changes are counted,
-    /// nothing is reordered, and every packet's unit comes out (a jitter buffer used to drop what
-    /// it held at each change, uncounted).
-    @Test(arguments: [0, 20_000] as [UInt64])
-    func theReceiverCountsFlapsAndPassesEveryPacketOn(windowMicros: UInt64) {
-        var r = RTPReceiver(codec: .h264, payloadType: 96, reorderWindowMicros: windowMicros)
-        var units = 0, restarts = 0
-        var now: UInt64 = 1_000_000
-        let sent = Self.alternating(40)
-        for p in sent {
-            now += 1_000
-            r.push(Self.packet(ssrc: p.ssrc, seq: p.seq), arrivalMicros: now) { e in
-                if case .unit = e { units += 1 }
-                if case .restart = e { restarts += 1 }
-            }
-        }
-        // The jitter buffer gives up its last packet once the window has passed.
-        r.tick(nowMicros: now + windowMicros + 1) { e in
-            if case .unit = e { units += 1 }
+    /// Pushes `packets` through `r` (1 ms apart), then ends the input; counts units and restarts
+    /// and keeps the units' third byte (the low byte of the sequence number each was sent with).
+    static func run(_ r: inout RTPReceiver, _ packets: [(ssrc: UInt32, seq: UInt16)]) -> (units: [UInt8], restarts: Int) {
+        var units: [UInt8] = [], restarts = 0
+        func take(_ e: RTPReceiver.Event) {
+            if case .unit(let u) = e { units.append(u.bytes[2]) }
             if case .restart = e { restarts += 1 }
         }
+        var now: UInt64 = 1_000_000
+        for p in packets {
+            now += 1_000
+            r.push(Self.packet(ssrc: p.ssrc, seq: p.seq), arrivalMicros: now, emit: take)
+        }
+        r.finish(emit: take)
+        return (units, restarts)
+    }
+
+    /// Through the whole RTP receiver, with and without a jitter buffer: the first sender keeps
+    /// the feed, every one of its packets comes out, and each of the other sender's is counted
+    /// as stray; nothing restarts, nothing is reordered (a jitter buffer used to drop what it
+    /// held at each change, uncounted).
+    @Test(arguments: [0, 20_000] as [UInt64])
+    func theReceiverKeepsTheFirstSenderAndCountsTheOther(windowMicros: UInt64) {
+        var r = RTPReceiver(codec: .h264, payloadType: 96, reorderWindowMicros: windowMicros)
+        let sent = Self.alternating(40)
+        let (units, restarts) = Self.run(&r, sent)
         let c = r.counters
-        #expect(c.sequence.ssrcChanges == 39)
+        #expect(units == sent.filter { $0.ssrc == Self.a }.map { UInt8($0.seq & 0xFF) }, "sender A's packets, in order")
+        #expect(c.strayPackets == 20, "each of B's packets counted")
+        #expect(c.sequence.ssrcChanges == 0)
+        #expect(restarts == 0)
         #expect(c.sequence.reordered == 0, "a flap is not reordering")
         #expect(c.sequence.lost == 0)
         #expect(c.sequence.duplicates == 0)
-        #expect(restarts == 39)
-        #expect(units == sent.count, "no packet dropped uncounted")
+    }
+
+    @Test func aStrayPacketIsDroppedAndCountedNeverARestart() {
+        var r = RTPReceiver(codec: .h264, payloadType: 96)
+        let a = (100..<110 as Range<UInt16>).map { (ssrc: Self.a, seq: $0) }
+        let (units, restarts) = Self.run(&r, Array(a[..<5]) + [(ssrc: 0xCCCC_0003, seq: 7)] + Array(a[5...]))
+        #expect(units == a.map { UInt8($0.seq & 0xFF) })
+        #expect(restarts == 0)
+        #expect(r.counters.strayPackets == 1)
+        #expect(r.counters.sequence == SequenceTracker.Counters(), "no loss, reordering or SSRC change either")
+    }
+
+    /// RFC 3550 §A.1: two packets in sequence and none of the old sender's between them. The
+    /// first one, held meanwhile, goes on too: a restarted sender's first packet is usually its
+    /// parameter sets.
+    @Test func aRestartedSenderTakesOverAfterTwoPacketsAndLosesNone() {
+        var r = RTPReceiver(codec: .h264, payloadType: 96)
+        let old = (100..<110 as Range<UInt16>).map { (ssrc: Self.a, seq: $0) }
+        let new = (40_000..<40_010 as Range<UInt16>).map { (ssrc: Self.b, seq: $0) }
+        let (units, restarts) = Self.run(&r, old + new)
+        #expect(units == (old + new).map { UInt8($0.seq & 0xFF) })
+        #expect(restarts == 1)
+        #expect(r.counters.sequence.ssrcChanges == 1)
+        #expect(r.counters.strayPackets == 0)
+    }
+
+    @Test func probationHoldsAtMostOnePacketAndCountsWhatNeverTookOver() {
+        var p = SSRCProbation<Int>()
+        #expect(p.admit(1, ssrc: 1, sequence: 10) == [1], "the first sender is established at once")
+        #expect(p.admit(2, ssrc: 2, sequence: 50) == [])
+        #expect(p.onProbation == 1)
+        #expect(p.admit(3, ssrc: 2, sequence: 52) == [], "not in sequence: the held one is dropped, this one held")
+        #expect((p.onProbation, p.strayPackets) == (1, 1))
+        #expect(p.admit(4, ssrc: 1, sequence: 11) == [4], "the established sender still sends")
+        #expect((p.onProbation, p.strayPackets) == (0, 2))
+        #expect(p.admit(5, ssrc: 2, sequence: 53) == [])
+        #expect(p.admit(6, ssrc: 2, sequence: 54) == [5, 6], "taken over")
+        #expect(p.admit(7, ssrc: 1, sequence: 12) == [], "now the old one is on probation")
+        p.finish()
+        #expect((p.onProbation, p.strayPackets) == (0, 3))
     }
 
     /// With a jitter buffer, sender A's packets held out of order when B takes over go on in
@@ -97,8 +146,9 @@ import Testing
         }
         for s in [10, 12, 11, 13] as [UInt16] { push(Self.a, s) }   // A, one packet out of order, all held
         push(Self.b, 500)
+        push(Self.b, 501)                                          // B takes over (two in sequence)
         r.tick(nowMicros: now + 60_000) { e in if case .unit(let u) = e { seqOut.append(u.bytes[2]) } }
-        #expect(seqOut == [10, 11, 12, 13, UInt8(500 & 0xFF)])
+        #expect(seqOut == [10, 11, 12, 13, UInt8(500 & 0xFF), UInt8(501 & 0xFF)])
         #expect(r.counters.sequence.ssrcChanges == 1)
         #expect(r.counters.sequence.lost == 0)
     }
@@ -117,12 +167,12 @@ import Testing
     @Test @MainActor func theSummaryAndTheOverlayShowSSRCChanges() {
         let m = MetricsRegistry()
         m.setTransport("rtp")
-        m.publish(group: "depacketizer", [.rtpPackets: 40, .ssrcChanges: 39, .packetsReordered: 0])
+        m.publish(group: "depacketizer", [.rtpPackets: 40, .ssrcChanges: 39, .packetsReordered: 0, .strayPackets: 7])
         let s = FeedSummary(source: "udp://:5600", datagramSource: true, snapshot: m.snapshot(), durationSeconds: 1)
         #expect(s.ssrcChanges == 39)
         #expect(s.datagramsReordered == 0)
-        #expect(s.line.contains("RTP: 0 lost, 0 reordered, 0 duplicated, 39 SSRC changes"))
-        #expect(FeedWindow.statsLines(s).contains { $0.contains("SSRC changes 39") })
+        #expect(s.line.contains("RTP: 0 lost, 0 reordered, 0 duplicated, 39 SSRC changes, 7 packets of another sender dropped"))
+        #expect(FeedWindow.statsLines(s).contains { $0.contains("SSRC changes 39") && $0.contains("another sender's packets dropped 7") })
         let quiet = FeedSummary(source: "udp://:5600", datagramSource: true, snapshot: MetricsRegistry().snapshot(), durationSeconds: 1)
         #expect(!quiet.line.contains("SSRC"))
     }

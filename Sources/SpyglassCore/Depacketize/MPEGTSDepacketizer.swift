@@ -60,6 +60,11 @@ public struct MPEGTSDepacketizer: Depacketizer {
     private var saidStreams = false
     /// Whether a stuffed packet ends the PES (until this sender shows it stuffs inside one).
     private var trustsStuffing = true
+    /// Times a PES went on, in sequence, after stuffing had ended it: the second one shows the
+    /// muxer stuffs inside a PES (one alone may be a corrupt packet).
+    private var stuffingInsidePES = 0
+    /// Packets of that kind it takes to stop trusting stuffing.
+    static let stuffingEvidence = 2
     private var lastEndedByStuffing = false
 
     /// - Parameters:
@@ -151,6 +156,8 @@ public struct MPEGTSDepacketizer: Depacketizer {
             guard off <= p.endIndex else { counters[.tsPacketsDropped, default: 0] += 1; return }
         }
         guard afc & 0x1 != 0, off < p.endIndex else { return }   // no payload
+        // In sequence with the last packet of its PID: a packet that may speak for the muxer.
+        let inSequence = lastCC[pid].map { cc == ($0 + 1) & 0xF } ?? false
         if pid == videoPID, !continuityHolds(pid: pid, cc: cc, emit: emit) { return }
         let payload = p[off..<p.endIndex]
         if pusi && pmtPID == nil && candidatePMTs.contains(pid) { readPMT(payload, pmtPID: pid, emit: emit); return }
@@ -160,7 +167,7 @@ public struct MPEGTSDepacketizer: Depacketizer {
         case klvPID:
             for item in klv?.push(payload, start: pusi) ?? [] { metadataArrived(item, emit: emit) }
         case videoPID:
-            pes(payload, start: pusi, arrivalMicros: arrivalMicros, emit: emit)
+            pes(payload, start: pusi, inSequence: inSequence, arrivalMicros: arrivalMicros, emit: emit)
             // A muxer fills the last packet of an unbounded PES with stuffing: the PES ends here.
             if stuffed && trustsStuffing && inPES { endPES(.tsStuffing, atMicros: arrivalMicros, emit: emit) }
         default: break
@@ -309,7 +316,9 @@ public struct MPEGTSDepacketizer: Depacketizer {
         pendingKLV.removeSubrange(...k)
     }
 
-    private mutating func pes(_ payload: ArraySlice<UInt8>, start: Bool, arrivalMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
+    /// One payload of the video PID. `inSequence`: its continuity counter followed the last one's.
+    private mutating func pes(_ payload: ArraySlice<UInt8>, start: Bool, inSequence: Bool, arrivalMicros: UInt64,
+                              emit: (DepacketizerEvent) -> Void) {
         var data = payload
         if start {
             if inPES { endPES(.nextAccessUnit, atMicros: arrivalMicros, emit: emit) }
@@ -325,12 +334,16 @@ public struct MPEGTSDepacketizer: Depacketizer {
         }
         guard inPES else {
             if lastEndedByStuffing && trustsStuffing {
-                // More of a PES that stuffing had ended: this muxer stuffs inside a PES. End PESs
-                // by the next start (or idle) from now on; the picture went on without this tail.
-                trustsStuffing = false
+                // More of a PES that stuffing had ended: the picture went on without this tail.
                 counters[.tsPacketsDropped, default: 0] += 1
-                emit(.note("MPEG-TS: this sender stuffs packets inside a PES; access units now end at the next PES start or an idle gap"))
                 emit(.damage(lostPackets: 1))
+                // In sequence, twice: this muxer stuffs inside a PES. End PESs by the next start
+                // (or idle) from now on. A corrupt packet (out of sequence, or once) is only dropped.
+                if inSequence { stuffingInsidePES += 1 }
+                if stuffingInsidePES >= Self.stuffingEvidence {
+                    trustsStuffing = false
+                    emit(.note("MPEG-TS: this sender stuffs packets inside a PES; access units now end at the next PES start or an idle gap"))
+                }
             }
             return   // joined in the middle of a PES: wait for the next start
         }

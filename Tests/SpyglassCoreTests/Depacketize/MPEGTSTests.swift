@@ -177,6 +177,69 @@ import Glibc
         #expect(!r.hashes.isEmpty && r.hashes == Array(expected.suffix(r.hashes.count)), "pictures from the next intact PMT on")
     }
 
+    /// ffmpeg's stream with a non-start video packet put in after the stuffed last packet of the
+    /// PES starting at each of `after` (indexes among the video PES starts); with `renumber`, the
+    /// video PID's continuity counters are then rewritten in sequence, as a muxer that stuffs
+    /// inside a PES would have sent them.
+    static func tailAfterStuffing(_ bytes: [UInt8], after: [Int], renumber: Bool) -> [UInt8] {
+        let packets = stride(from: 0, to: bytes.count, by: 188).map { Array(bytes[$0..<$0 + 188]) }
+        let video = { (p: [UInt8]) in (Int(p[1] & 0x1F) << 8 | Int(p[2])) == 256 }
+        let starts = packets.indices.filter { video(packets[$0]) && packets[$0][1] & 0x40 != 0 }
+        let filler = packets[starts[1] + 1]                           // some packet from inside a PES
+        // The last video packet before start k + 1 is PES k's stuffed tail.
+        let tails = Set(after.compactMap { k in
+            starts.indices.contains(k + 1) ? (starts[k]..<starts[k + 1]).last { video(packets[$0]) } : nil
+        })
+        var out: [[UInt8]] = []
+        for (i, p) in packets.enumerated() {
+            out.append(p)
+            if tails.contains(i) {
+                var tail = filler
+                tail[3] = (tail[3] & 0xF0) | ((p[3] &+ 5) & 0x0F)   // out of sequence unless renumbered
+                out.append(tail)
+            }
+        }
+        if renumber {
+            var cc: UInt8 = 0
+            for i in out.indices where video(out[i]) { out[i][3] = (out[i][3] & 0xF0) | cc; cc = (cc + 1) & 0x0F }
+        }
+        return out.flatMap { $0 }
+    }
+
+    static func demux(_ bytes: [UInt8]) -> (notes: [String], ends: [AccessUnit.Completion], dropped: Int) {
+        var d = MPEGTSDepacketizer(maxUnitBytes: 1 << 20, idleFlushMicros: 0)
+        var notes: [String] = [], ends: [AccessUnit.Completion] = []
+        bytes.withUnsafeBytes {
+            d.push($0, arrivalMicros: 10_000, truncated: false) { e in
+                if case .note(let n) = e { notes.append(n) }
+                if case .accessUnitEnd(let c, _, _) = e { ends.append(c) }
+            }
+        }
+        return (notes, ends, d.counts[.tsPacketsDropped] ?? 0)
+    }
+
+    /// One corrupt packet after a PES's stuffed end (out of sequence, or once) is dropped and
+    /// counted; stuffing still ends the pictures after it (it used to be switched off for the run).
+    @Test(arguments: [false, true])
+    func oneStrayPacketAfterStuffingDoesNotSwitchTheRuleOff(inSequence: Bool) throws {
+        let bytes = try Fixtures.bytes(try Self.transportStream(frames: 20))
+        let clean = Self.demux(bytes)
+        try #require(clean.ends.filter { $0 == .tsStuffing }.count >= 15, "ffmpeg stuffs each PES's last packet: \(clean.ends)")
+        let r = Self.demux(Self.tailAfterStuffing(bytes, after: [3], renumber: inSequence))
+        #expect(!r.notes.contains { $0.contains("stuffs packets inside a PES") }, "\(r.notes)")
+        #expect(r.dropped == clean.dropped + 1, "the stray tail is dropped and counted")
+        #expect(r.ends.suffix(10).allSatisfy { $0 == .tsStuffing }, "later pictures still end at their stuffing: \(r.ends)")
+    }
+
+    /// A muxer that stuffs inside a PES, shown twice by packets in sequence: PESs end at the next
+    /// start from then on, said once.
+    @Test func aMuxerThatStuffsInsideAPESIsFollowedAfterTheSecondSign() throws {
+        let bytes = try Fixtures.bytes(try Self.transportStream(frames: 20))
+        let r = Self.demux(Self.tailAfterStuffing(bytes, after: [3, 6], renumber: true))
+        #expect(r.notes.filter { $0.contains("stuffs packets inside a PES") }.count == 1, "\(r.notes)")
+        #expect(r.ends.suffix(10).allSatisfy { $0 != .tsStuffing }, "\(r.ends)")
+    }
+
     @Test func onlyWholeTSPacketsOrThreeSyncBytesLookLikeTS() {
         func looks(_ b: [UInt8]) -> Bool { b.withUnsafeBytes { AutoDepacketizer.looksLikeMPEGTS($0) } }
         var ts = [UInt8](repeating: 0xFF, count: 7 * 188)

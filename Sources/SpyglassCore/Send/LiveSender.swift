@@ -76,7 +76,7 @@ public final class LiveSender: @unchecked Sendable {
             let due = start + UInt64(index) * period
             if let d = durationSeconds, Double(due - start) / 1e6 >= d { break }
             MonotonicClock.sleep(untilMicros: due)
-            guard let waited = awaitReceiver() else { return }
+            guard let waited = try awaitReceiver() else { return }
             if waited { start = MonotonicClock.nowMicros() - UInt64(index) * period }
             let capture = UInt64(max(0, Int64(bitPattern: MonotonicClock.wallMicros()) + clockOffsetMicros))
             encoder.prepareFrame()
@@ -111,7 +111,7 @@ public final class LiveSender: @unchecked Sendable {
                 let due = start + UInt64(k) * period
                 if let d = durationSeconds, Double(due - start) / 1e6 >= d { return }
                 MonotonicClock.sleep(untilMicros: due)
-                guard let waited = awaitReceiver() else { return }
+                guard let waited = try awaitReceiver() else { return }
                 if waited { start = MonotonicClock.nowMicros() - UInt64(k) * period }
                 let capture = UInt64(max(0, Int64(bitPattern: MonotonicClock.wallMicros()) + clockOffsetMicros))
                 var out = au.annexB()
@@ -126,9 +126,12 @@ public final class LiveSender: @unchecked Sendable {
     /// Waits until the destination has a receiver (a TCP or SRT listener's first or next one).
     /// - Returns: whether it had to wait (then the schedule starts again from now: the frames not
     ///   sent while nobody listened are not sent in a burst), or nil when stopped.
-    private func awaitReceiver() -> Bool? {
+    /// - Throws: ``SourceError/open(_:)`` when the receiver refused us for a reason calling again
+    ///   cannot mend (an SRT passphrase that does not match).
+    private func awaitReceiver() throws -> Bool? {
         var waited = false
         while !sender.waitForReceiver(timeoutMicros: 100_000) {
+            if let why = sender.refusal { throw SourceError.open(why) }
             if stop.isSet { return nil }
             waited = true
         }

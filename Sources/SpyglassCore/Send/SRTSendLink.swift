@@ -11,6 +11,9 @@ final class SRTSendLink {
     private var nextAttemptMicros: UInt64 = 0
     /// The last reason a call failed (each new one is logged once).
     private var lastFailure = ""
+    /// Set when the listener refused our passphrase (or our lack of one): calling again cannot
+    /// succeed, so the sender stops with this line rather than retry for ever.
+    private(set) var refusal: String?
     private var past = SRTStatistics()
     /// Time between calls while no receiver answers, µs.
     static let retryMicros: UInt64 = 500_000
@@ -64,6 +67,11 @@ final class SRTSendLink {
         connecting = nil
         guard c.state == SRTS_CONNECTED else {
             let why = c.rejectReason
+            if c.refusedForGood {
+                refusal = "\(url): the receiver refused this stream: \(why)"
+                c.close()
+                return false
+            }
             if why != lastFailure { Log.info("\(url): cannot connect: \(why); trying again"); lastFailure = why }
             c.close()
             nextAttemptMicros = MonotonicClock.nowMicros() + Self.retryMicros

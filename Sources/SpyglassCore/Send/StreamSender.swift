@@ -97,6 +97,11 @@ public final class StreamSender {
         }
     }
 
+    /// Why the receiver refused this stream for good, one line: an SRT listener with another
+    /// passphrase, or none (libsrt's `SRT_REJ_BADSECRET`, `SRT_REJ_UNSECURE`). Nil while
+    /// calling again may still succeed.
+    public var refusal: String? { srt?.refusal }
+
     /// Makes sure there is a receiver, waiting at most about `timeoutMicros`: UDP always has
     /// one; `?listen` accepts the next receiver; a TCP client whose receiver went away tries to
     /// connect again once, and sleeps out the timeout when that fails.

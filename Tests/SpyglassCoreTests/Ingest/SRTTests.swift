@@ -83,6 +83,22 @@ import Glibc
         #expect(lines.count == 1 && lines[0].contains("wrong passphrase (SRT_REJ_BADSECRET"), "\(err)")
     }
 
+    /// `send` calling a receiver (ffmpeg, listening) with another passphrase: one line and a
+    /// non-zero exit, not a retry every half second for ever (calling again cannot mend it).
+    @Test func sendStopsWhenTheReceiverRefusesItsPassphrase() throws {
+        let port = try Sender.freeUDPPort()
+        let receiver = try Fixtures.start("/usr/bin/ffmpeg", ["-hide_banner", "-loglevel", "error",
+                                                              "-i", "srt://127.0.0.1:\(port)?mode=listener&passphrase=correct-horse",
+                                                              "-f", "null", "-"])
+        defer { receiver.process.terminate() }
+        try #require(Wait.until { Fixtures.udpPortIsBound(port) }, "ffmpeg listens within 10 s")
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "srt://127.0.0.1:\(port)?passphrase=battery-staple",
+                                                                      "--duration", "600"], timeoutSeconds: 60)
+        #expect(rc != 0, "\(err)")
+        #expect(err.contains("refused this stream: wrong passphrase (SRT_REJ_BADSECRET"), "\(err)")
+        #expect(!err.contains("battery-staple"), "the passphrase is never printed: \(err)")
+    }
+
     /// The listener (the sender) goes away and a new one comes up on the same port: the caller
     /// shows reconnecting, connects again, and the second stream plays bit-exact.
     @Test func aCallerReconnectsWhenTheListenerComesBack() throws {

@@ -140,6 +140,13 @@ final class SRTSocket {
         }
     }
 
+    /// True when the peer refused for a reason a new call cannot mend: the passphrases differ
+    /// (`SRT_REJ_BADSECRET`) or only one end has one (`SRT_REJ_UNSECURE`).
+    var refusedForGood: Bool {
+        let r = UInt32(srt_getrejectreason(handle))
+        return r == SRT_REJ_BADSECRET.rawValue || r == SRT_REJ_UNSECURE.rawValue
+    }
+
     /// The link statistics since the connection opened (`srt_bistats`, totals).
     var statistics: SRTStatistics? {
         var s = SRT_TRACEBSTATS()

@@ -127,85 +127,84 @@ public struct H265ShortTermRefPicSet: Sendable, Hashable {
     ///   - numShortTermRefPicSets: num_short_term_ref_pic_sets of the SPS.
     ///   - previous: the sets of the SPS parsed so far (at least min(stRpsIdx, numShortTermRefPicSets) of them).
     init(_ r: inout BitReader, stRpsIdx: Int, numShortTermRefPicSets: Int, previous: [H265ShortTermRefPicSet]) throws {
-        var interRefPicSetPredictionFlag = false
-        if stRpsIdx != 0 { interRefPicSetPredictionFlag = try r.flag() }
-        if interRefPicSetPredictionFlag {
-            var deltaIdxMinus1 = 0
-            if stRpsIdx == numShortTermRefPicSets {
-                deltaIdxMinus1 = Int(try r.ue(max: UInt32(stRpsIdx - 1), "delta_idx_minus1"))
-            }
-            let refRpsIdx = stRpsIdx - (deltaIdxMinus1 + 1)
-            guard refRpsIdx >= 0, refRpsIdx < previous.count else {
-                throw BitstreamError.invalid("RefRpsIdx \(refRpsIdx) not available")
-            }
-            let ref = previous[refRpsIdx]
-            let deltaRpsSign = try r.flag()
-            let absDeltaRpsMinus1 = Int(try r.ue(max: 32767, "abs_delta_rps_minus1"))
-            let deltaRps = (deltaRpsSign ? -1 : 1) * (absDeltaRpsMinus1 + 1)
-            let n = ref.numDeltaPocs
-            var usedByCurrPicFlag = [Bool](repeating: false, count: n + 1)
-            var useDeltaFlag = [Bool](repeating: true, count: n + 1)
-            for j in 0...n {
-                usedByCurrPicFlag[j] = try r.flag()
-                if !usedByCurrPicFlag[j] { useDeltaFlag[j] = try r.flag() }
-            }
-            let refNeg = ref.numNegativePics
-            let refPos = ref.numPositivePics
-            // DeltaPocS0 / UsedByCurrPicS0 (§7.4.8).
-            var j = refPos - 1
-            while j >= 0 {
-                let dPoc = ref.deltaPocS1[j] + deltaRps
-                if dPoc < 0 && useDeltaFlag[refNeg + j] {
-                    deltaPocS0.append(dPoc); usedByCurrPicS0.append(usedByCurrPicFlag[refNeg + j])
-                }
-                j -= 1
-            }
-            if deltaRps < 0 && useDeltaFlag[n] {
-                deltaPocS0.append(deltaRps); usedByCurrPicS0.append(usedByCurrPicFlag[n])
-            }
-            for j in 0..<refNeg {
-                let dPoc = ref.deltaPocS0[j] + deltaRps
-                if dPoc < 0 && useDeltaFlag[j] {
-                    deltaPocS0.append(dPoc); usedByCurrPicS0.append(usedByCurrPicFlag[j])
-                }
-            }
-            // DeltaPocS1 / UsedByCurrPicS1 (§7.4.8).
-            j = refNeg - 1
-            while j >= 0 {
-                let dPoc = ref.deltaPocS0[j] + deltaRps
-                if dPoc > 0 && useDeltaFlag[j] {
-                    deltaPocS1.append(dPoc); usedByCurrPicS1.append(usedByCurrPicFlag[j])
-                }
-                j -= 1
-            }
-            if deltaRps > 0 && useDeltaFlag[n] {
-                deltaPocS1.append(deltaRps); usedByCurrPicS1.append(usedByCurrPicFlag[n])
-            }
-            for j in 0..<refPos {
-                let dPoc = ref.deltaPocS1[j] + deltaRps
-                if dPoc > 0 && useDeltaFlag[refNeg + j] {
-                    deltaPocS1.append(dPoc); usedByCurrPicS1.append(usedByCurrPicFlag[refNeg + j])
-                }
-            }
+        // inter_ref_pic_set_prediction_flag, present from the second set on.
+        if stRpsIdx != 0, try r.flag() {
+            try readPredicted(&r, stRpsIdx: stRpsIdx, numShortTermRefPicSets: numShortTermRefPicSets, previous: previous)
         } else {
-            let max = Self.maxPictures
-            let numNegativePics = Int(try r.ue(max: UInt32(max), "num_negative_pics"))
-            let numPositivePics = Int(try r.ue(max: UInt32(max - numNegativePics), "num_positive_pics"))
-            var poc = 0
-            for _ in 0..<numNegativePics {
-                poc -= Int(try r.ue(max: 32767, "delta_poc_s0_minus1")) + 1
-                deltaPocS0.append(poc)
-                usedByCurrPicS0.append(try r.flag())
-            }
-            poc = 0
-            for _ in 0..<numPositivePics {
-                poc += Int(try r.ue(max: 32767, "delta_poc_s1_minus1")) + 1
-                deltaPocS1.append(poc)
-                usedByCurrPicS1.append(try r.flag())
-            }
+            try readExplicit(&r)
         }
         guard numDeltaPocs <= Self.maxPictures else {
             throw BitstreamError.invalid("short-term RPS \(stRpsIdx) holds \(numDeltaPocs) pictures > \(Self.maxPictures)")
+        }
+    }
+
+    /// A set predicted from an earlier one (inter_ref_pic_set_prediction_flag = 1, §7.3.7).
+    private mutating func readPredicted(_ r: inout BitReader, stRpsIdx: Int, numShortTermRefPicSets: Int,
+                                        previous: [H265ShortTermRefPicSet]) throws {
+        var deltaIdxMinus1 = 0
+        if stRpsIdx == numShortTermRefPicSets {
+            deltaIdxMinus1 = Int(try r.ue(max: UInt32(stRpsIdx - 1), "delta_idx_minus1"))
+        }
+        let refRpsIdx = stRpsIdx - (deltaIdxMinus1 + 1)
+        guard refRpsIdx >= 0, refRpsIdx < previous.count else {
+            throw BitstreamError.invalid("RefRpsIdx \(refRpsIdx) not available")
+        }
+        let ref = previous[refRpsIdx]
+        let deltaRpsSign = try r.flag()
+        let absDeltaRpsMinus1 = Int(try r.ue(max: 32767, "abs_delta_rps_minus1"))
+        let deltaRps = (deltaRpsSign ? -1 : 1) * (absDeltaRpsMinus1 + 1)
+        let n = ref.numDeltaPocs
+        var usedByCurrPicFlag = [Bool](repeating: false, count: n + 1)
+        var useDeltaFlag = [Bool](repeating: true, count: n + 1)
+        for j in 0...n {
+            usedByCurrPicFlag[j] = try r.flag()
+            if !usedByCurrPicFlag[j] { useDeltaFlag[j] = try r.flag() }
+        }
+        derive(from: ref, deltaRps: deltaRps, used: usedByCurrPicFlag, useDelta: useDeltaFlag)
+    }
+
+    /// The lists of a predicted set (§7.4.8, eqs. 7-61 and 7-62): the reference set's pictures
+    /// moved by `deltaRps`, and the reference set's own picture (index n), where `useDelta` keeps them.
+    private mutating func derive(from ref: H265ShortTermRefPicSet, deltaRps: Int, used: [Bool], useDelta: [Bool]) {
+        let refNeg = ref.numNegativePics, refPos = ref.numPositivePics, n = ref.numDeltaPocs
+        // DeltaPocS0 / UsedByCurrPicS0 (eq. 7-61).
+        for j in stride(from: refPos - 1, through: 0, by: -1) {
+            let dPoc = ref.deltaPocS1[j] + deltaRps
+            if dPoc < 0 && useDelta[refNeg + j] { deltaPocS0.append(dPoc); usedByCurrPicS0.append(used[refNeg + j]) }
+        }
+        if deltaRps < 0 && useDelta[n] { deltaPocS0.append(deltaRps); usedByCurrPicS0.append(used[n]) }
+        for j in 0..<refNeg {
+            let dPoc = ref.deltaPocS0[j] + deltaRps
+            if dPoc < 0 && useDelta[j] { deltaPocS0.append(dPoc); usedByCurrPicS0.append(used[j]) }
+        }
+        // DeltaPocS1 / UsedByCurrPicS1 (eq. 7-62).
+        for j in stride(from: refNeg - 1, through: 0, by: -1) {
+            let dPoc = ref.deltaPocS0[j] + deltaRps
+            if dPoc > 0 && useDelta[j] { deltaPocS1.append(dPoc); usedByCurrPicS1.append(used[j]) }
+        }
+        if deltaRps > 0 && useDelta[n] { deltaPocS1.append(deltaRps); usedByCurrPicS1.append(used[n]) }
+        for j in 0..<refPos {
+            let dPoc = ref.deltaPocS1[j] + deltaRps
+            if dPoc > 0 && useDelta[refNeg + j] { deltaPocS1.append(dPoc); usedByCurrPicS1.append(used[refNeg + j]) }
+        }
+    }
+
+    /// A set given picture by picture (inter_ref_pic_set_prediction_flag = 0, §7.3.7; eqs. 7-63, 7-64).
+    private mutating func readExplicit(_ r: inout BitReader) throws {
+        let max = Self.maxPictures
+        let numNegativePics = Int(try r.ue(max: UInt32(max), "num_negative_pics"))
+        let numPositivePics = Int(try r.ue(max: UInt32(max - numNegativePics), "num_positive_pics"))
+        var poc = 0
+        for _ in 0..<numNegativePics {
+            poc -= Int(try r.ue(max: 32767, "delta_poc_s0_minus1")) + 1
+            deltaPocS0.append(poc)
+            usedByCurrPicS0.append(try r.flag())
+        }
+        poc = 0
+        for _ in 0..<numPositivePics {
+            poc += Int(try r.ue(max: 32767, "delta_poc_s1_minus1")) + 1
+            deltaPocS1.append(poc)
+            usedByCurrPicS1.append(try r.flag())
         }
     }
 }

@@ -132,11 +132,6 @@ final class SRTSendLink {
 
     /// Closes every socket. Safe to call twice.
     func close() {
-        stream?.close()
-        connecting?.close()
-        listener?.close()
-        stream = nil
-        connecting = nil
-        listener = nil
+        SRTSocket.close(&stream, &connecting, &listener)
     }
 }

@@ -140,6 +140,13 @@ final class SRTSocket {
         }
     }
 
+    /// Closes the sockets of one SRT end (a connection, a call in progress, a listener) and
+    /// forgets them. Safe to call twice.
+    static func close(_ stream: inout SRTSocket?, _ connecting: inout SRTSocket?, _ listener: inout SRTSocket?) {
+        for s in [stream, connecting, listener] { s?.close() }
+        (stream, connecting, listener) = (nil, nil, nil)
+    }
+
     /// True when the peer refused for a reason a new call cannot mend: the passphrases differ
     /// (`SRT_REJ_BADSECRET`) or only one end has one (`SRT_REJ_UNSECURE`).
     var refusedForGood: Bool {

@@ -180,11 +180,6 @@ public final class SRTSource: ByteSource {
 
     /// Closes the connection (and the listening socket); no reconnection follows. Safe to call twice.
     public func close() {
-        stream?.close()
-        connecting?.close()
-        listener?.close()
-        stream = nil
-        connecting = nil
-        listener = nil
+        SRTSocket.close(&stream, &connecting, &listener)
     }
 }

@@ -15,8 +15,13 @@ public struct MPEGTSSelection: Equatable, Sendable {
     /// Why a selection in a URL cannot be used.
     public enum ParseError: Error, Equatable, CustomStringConvertible {
         case badValue(String)
+        /// `program=` or `pid=` given twice in one URL.
+        case repeated(String)
         public var description: String {
-            switch self { case .badValue(let s): return "bad MPEG-TS selection '\(s)' (expected program=1-65535 or pid=16-8190)" }
+            switch self {
+            case .badValue(let s): return "bad MPEG-TS selection '\(s)' (expected program=1-65535 or pid=16-8190)"
+            case .repeated(let key): return "MPEG-TS selection '\(key)=' given twice: give one program and at most one pid"
+            }
         }
     }
 
@@ -24,7 +29,8 @@ public struct MPEGTSSelection: Equatable, Sendable {
     /// file path `clip.ts?program=2`).
     /// - Returns: the text without them (the query dropped when nothing else is in it), and the
     ///   selection (nil when the text names none).
-    /// - Throws: ``ParseError/badValue(_:)`` for a value out of range.
+    /// - Throws: ``ParseError/badValue(_:)`` for a value out of range, ``ParseError/repeated(_:)``
+    ///   for a key given twice. Both keys at once select the PID within that program.
     public static func split(_ text: String) throws -> (rest: String, selection: MPEGTSSelection?) {
         guard let q = text.lastIndex(of: "?") else { return (text, nil) }
         var selection = MPEGTSSelection()
@@ -32,9 +38,11 @@ public struct MPEGTSSelection: Equatable, Sendable {
         for item in text[text.index(after: q)...].split(separator: "&") {
             if item.hasPrefix("program=") {
                 guard let n = Int(item.dropFirst(8)), (1...65_535).contains(n) else { throw ParseError.badValue(String(item)) }
+                guard selection.program == nil else { throw ParseError.repeated("program") }
                 selection.program = n
             } else if item.hasPrefix("pid=") {
                 guard let n = Int(item.dropFirst(4)), (16...8190).contains(n) else { throw ParseError.badValue(String(item)) }
+                guard selection.pid == nil else { throw ParseError.repeated("pid") }
                 selection.pid = n
             } else {
                 kept.append(item)

@@ -28,8 +28,13 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         case badAddress(String)
         /// `udp:/5600`, `udp:5600`: a scheme without its `//`; carries the text and the likely meaning.
         case missingSlashes(String, meant: String)
+        /// A query item the scheme does not know (`udp://:5600?ifcae=eth0`), with the ones it does.
+        case unknownOption(String, scheme: String, known: [String])
         public var description: String {
             switch self {
+            case .unknownOption(let item, let scheme, let known):
+                let hint = Suggestion.didYouMean(String(item.prefix { $0 != "=" }), among: known + ["program", "pid"])
+                return "unknown \(scheme):// option '\(item)'\(hint); \(scheme):// takes " + (known + ["program", "pid"]).map { "?\($0)" }.joined(separator: ", ")
             case .missingSlashes(_, let meant): return "not a URL: a scheme needs '://' (did you mean \(meant)?)"
             case .unknownScheme(let s): return "unknown URL scheme '\(s)' (use udp://, tcp://, rtsp://, srt://, a file path or -)"
             case .badAddress(let s): return "bad address '\(s)' (expected HOST:PORT with PORT 1-65535)"
@@ -59,6 +64,10 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         guard ["udp", "tcp", "file"].contains(scheme) else { throw ParseError.unknownScheme(scheme) }
         if scheme == "file" { self = .file(path: rest); return }
         let (host, port) = try Self.hostPort(rest, original: text)
+        let known = scheme == "udp" ? ["iface"] : ["listen"]
+        if let unknown = query.split(separator: "&").first(where: { !known.contains(String($0.prefix { $0 != "=" })) }) {
+            throw ParseError.unknownOption(String(unknown), scheme: scheme, known: known)
+        }
         let listen = query.split(separator: "&").contains { $0 == "listen" || $0 == "listen=1" }
         switch scheme {
         case "udp":

@@ -39,6 +39,21 @@ import Glibc
         #expect(throws: MPEGTSSelection.ParseError.badValue("program=x")) { try SourceURL(parsing: "a.ts?program=x") }
     }
 
+    /// A key given twice, or an option the scheme does not know, is an error that says so, not a
+    /// silent last-one-wins or an option ignored.
+    @Test func repeatsAndUnknownOptionsAreErrors() {
+        #expect(throws: MPEGTSSelection.ParseError.repeated("program")) { try SourceURL(parsing: "udp://:5600?program=1&program=2") }
+        #expect(throws: MPEGTSSelection.ParseError.repeated("pid")) { try SourceURL(parsing: "a.ts?pid=256&pid=257") }
+        #expect(throws: SourceURL.ParseError.unknownOption("ifcae=eth0", scheme: "udp", known: ["iface"])) {
+            try SourceURL(parsing: "udp://:5600?ifcae=eth0")
+        }
+        #expect(throws: SourceURL.ParseError.unknownOption("lsten", scheme: "tcp", known: ["listen"])) {
+            try SourceURL(parsing: "tcp://:9000?lsten&pid=300")
+        }
+        let line = "\(SourceURL.ParseError.unknownOption("ifcae=eth0", scheme: "udp", known: ["iface"]))"
+        #expect(line.contains("did you mean iface?") && line.contains("?iface, ?program, ?pid"), "\(line)")
+    }
+
     @Test(arguments: [(MPEGTSSelection(), 0), (MPEGTSSelection(program: 2), 1), (MPEGTSSelection(pid: 257), 1),
                       (MPEGTSSelection(program: 1, pid: 256), 0)])
     func theChosenProgramPlaysBitExact(selection: MPEGTSSelection, video: Int) throws {

@@ -1,10 +1,10 @@
 /// "Did you mean …?" for a mistyped command or option: the closest known word by edit distance
 /// (Levenshtein: insertions, deletions and substitutions each cost 1), or, first, the shortest
 /// known word the typed one is a prefix of.
-enum Suggestion {
+public enum Suggestion {
     /// `" (did you mean X?)"` for the candidate closest to `word`, or `""` when none is close: an
     /// edit distance of at most max(2, a third of the candidate's length), or `word` is a prefix of it.
-    static func didYouMean(_ word: String, among candidates: [String]) -> String {
+    public static func didYouMean(_ word: String, among candidates: [String]) -> String {
         // A candidate the word begins (--stall → --stall-ms) before the nearest by edit distance.
         if word.count > 3, let prefixed = candidates.filter({ $0.hasPrefix(word) }).min(by: { $0.count < $1.count }) {
             return " (did you mean \(prefixed)?)"
@@ -16,7 +16,7 @@ enum Suggestion {
     }
 
     /// Every `--option` a usage text names, in order, without repeats.
-    static func options(in usage: String) -> [String] {
+    public static func options(in usage: String) -> [String] {
         var seen: Set<String> = []
         var out: [String] = []
         for token in usage.split(whereSeparator: { " \n\t[]|(),=".contains($0) }) where token.hasPrefix("--") && token.count > 2 {

@@ -6,6 +6,9 @@ import CFFmpeg
 /// 8-bit 4:2:0 at its own size takes libswscale's SIMD path (about 0.35 ms per 720p picture
 /// here). Other formats (10-bit, 4:2:2, 4:4:4) and scaling use exact rounding and full chroma
 /// interpolation. The libswscale context is kept while the input and output stay the same.
+///
+/// It also makes smaller 8-bit 4:2:0 copies of pictures (``scaledCopy(of:source:width:height:)``,
+/// the wall's ``TilePrescaler``), in buffers from a libavutil pool.
 final class PictureConverter {
     private struct Key: Equatable {
         var srcWidth: Int32, srcHeight: Int32, srcFormat: Int32

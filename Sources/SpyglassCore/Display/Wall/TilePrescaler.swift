@@ -30,11 +30,16 @@ public final class TilePrescaler: Sendable {
     }
 
     private let target = Mutex<Target?>(nil)
-    /// The feed thread's libswscale context (only that thread scales, so the lock is never contended).
-    private let converter = Mutex(PictureConverter())
+    /// The feed thread's libswscale context (only that thread scales, so the lock is never
+    /// contended), on the fast-bilinear path the wall's tiles use.
+    private let converter: Mutex<PictureConverter>
 
     /// A prescaler aimed nowhere: pictures pass untouched until the wall calls ``aim(_:)``.
-    public init() {}
+    public init() {
+        let c = PictureConverter()
+        c.fastScaling = true
+        converter = Mutex(c)
+    }
 
     /// Sets (or clears, nil) the tile the feed's pictures are shrunk for. Main thread.
     func aim(_ t: Target?) {

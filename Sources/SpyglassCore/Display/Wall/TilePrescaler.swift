@@ -22,7 +22,7 @@ public final class TilePrescaler: Sendable {
     }
 
     /// A picture shrunk for a tile.
-    struct Copy: @unchecked Sendable {
+    struct Copy: Sendable {
         /// The part of the original picture it shows (``Gravity/Placement/source``), picture pixels.
         let source: PixelRect
         /// The small picture: 8-bit 4:2:0, exactly the size it is drawn at.

@@ -12,23 +12,7 @@ extension WallWindow {
         surface.clip(to: rect)
         defer { surface.clip(to: nil); tile.dirty = false }
         if let frame = tile.picture {
-            let (sn, sd) = frame.sampleAspectRatio
-            let aspect = Double(frame.width * sn) / Double(max(1, frame.height * sd))
-            let p = view.gravity.placement(width: frame.width, height: frame.height, aspect: aspect, in: rect)
-            if p.destination != rect { surface.fill(rect, Self.background) }
-            let drawn: Bool
-            if let copy = frame.tileCopy, copy.source == p.source,
-               copy.picture.width == p.destination.width, copy.picture.height == p.destination.height {
-                // Shrunk on the feed's thread for exactly this place: only converted here.
-                fromCopy = true
-                drawn = surface.draw(copy.picture, source: PixelRect(x: 0, y: 0, width: copy.picture.width, height: copy.picture.height),
-                                     into: p.destination, converter: tile.converter)
-            } else {
-                drawn = surface.draw(frame, source: p.source, into: p.destination, converter: tile.converter)
-            }
-            if !drawn {
-                surface.fill(rect, Self.background)
-            }
+            fromCopy = drawPicture(frame, of: tile, in: rect)
             if tile.badge.dimsPicture { surface.dim(rect) }
         } else {
             surface.fill(rect, Self.background)
@@ -49,6 +33,28 @@ extension WallWindow {
             surface.fill(PixelRect(x: x + 5, y: y + max(box.height, lineHeight) / 2 - 5, width: 11, height: 11), chip.colour)
             surface.text(chip.text, x: x + 20, y: y, maxWidth: rect.x + rect.width - x - 26)
         }
+        return fromCopy
+    }
+
+    /// The picture placed by the gravity, bars (or, when it cannot be converted, the whole tile) in
+    /// the slate background. - Returns: true when drawn from the copy shrunk on the feed's thread.
+    private func drawPicture(_ frame: DecodedFrame, of tile: WallTile, in rect: PixelRect) -> Bool {
+        let (sn, sd) = frame.sampleAspectRatio
+        let aspect = Double(frame.width * sn) / Double(max(1, frame.height * sd))
+        let p = view.gravity.placement(width: frame.width, height: frame.height, aspect: aspect, in: rect)
+        if p.destination != rect { surface.fill(rect, Self.background) }
+        let drawn: Bool, fromCopy: Bool
+        if let copy = frame.tileCopy, copy.source == p.source,
+           copy.picture.width == p.destination.width, copy.picture.height == p.destination.height {
+            // Shrunk on the feed's thread for exactly this place: only converted here.
+            fromCopy = true
+            drawn = surface.draw(copy.picture, source: PixelRect(x: 0, y: 0, width: copy.picture.width, height: copy.picture.height),
+                                 into: p.destination, converter: tile.converter)
+        } else {
+            fromCopy = false
+            drawn = surface.draw(frame, source: p.source, into: p.destination, converter: tile.converter)
+        }
+        if !drawn { surface.fill(rect, Self.background) }
         return fromCopy
     }
 

@@ -99,7 +99,7 @@ public struct AutoDepacketizer: Depacketizer {
         let rtpTS = chunk.count >= 12 && chunk[0] >> 6 == 2 && chunk[1] & 0x7F == RTPMPEGTSDepacketizer.payloadType
         if framing == "rtp-mpegts" || rtpTS { return framing == "rtp-mpegts" && rtpTS }
         if looksLikeMPEGTS(chunk) { return framing == "mpeg-ts" }
-        if framing == "mpeg-ts" { return false }
+        if framing == "mpeg-ts" { return continuesMPEGTS(chunk) }
         if RTCPPacket.looksLikeRTCP(chunk) { return framing == "rtp" }
         let rtp = RTPPacket.looksLikeRTP(Array(chunk.bindMemory(to: UInt8.self).prefix(12))[...])
         return framing == "rtp" ? rtp : !rtp
@@ -114,6 +114,19 @@ public struct AutoDepacketizer: Depacketizer {
         let packets = b.count % 188 == 0 ? b.count / 188 : min(3, b.count / 188 + (b.count % 188 > 0 ? 1 : 0))
         guard b.count % 188 == 0 || b.count > 376 else { return false }
         return (0..<packets).allSatisfy { b[$0 * 188] == 0x47 }
+    }
+
+    /// True when a datagram carries MPEG-TS cut at any byte: a sync byte 0x47 within its first
+    /// 188 bytes and again every 188 bytes to its end (at least twice). ffmpeg's `-f mpegts
+    /// udp://` sends 1472-byte datagrams by default (7 packets and 156 bytes of the next), so
+    /// only about one datagram in 25 starts with a packet; the demultiplexer carries the cut
+    /// packets over.
+    static func continuesMPEGTS(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        let b = chunk.bindMemory(to: UInt8.self)
+        guard b.count >= 188 + 1 else { return false }
+        return (0..<188).contains { o in
+            b[o] == 0x47 && o + 188 < b.count && stride(from: o, to: b.count, by: 188).allSatisfy { b[$0] == 0x47 }
+        }
     }
 
     public func pollTimeoutMicros(default pollMicros: Int) -> Int { inner?.pollTimeoutMicros(default: pollMicros) ?? pollMicros }

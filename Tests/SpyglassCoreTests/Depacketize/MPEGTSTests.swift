@@ -82,6 +82,15 @@ import Glibc
         #expect(r.timings.filter { $0.completion == .tsStuffing }.count > r.timings.count / 2, "ffmpeg stuffs the last packet of each PES: pictures end there, with no wait")
     }
 
+    /// ffmpeg's default for `-f mpegts udp://`: 1472-byte datagrams, so TS packets are cut across
+    /// datagrams and most datagrams do not start with a sync byte. Still MPEG-TS (it used to be
+    /// taken for a framing change after 30 datagrams, then played as garbage).
+    @Test func transportStreamInFFmpegsDefaultDatagramsPlaysBitExact() throws {
+        let (r, expected) = try playFromFFmpeg(try Self.transportStream(), format: "mpegts", url: "udp://127.0.0.1:PORT")
+        #expect(r.hashes == expected)
+        #expect(r.summary.resets == 0 && r.summary.junkBytes == 0 && r.summary.tsContinuityErrors == 0)
+    }
+
     /// RTP with payload type 33 (RFC 2250) from ffmpeg's `rtp_mpegts` muxer: detected, each
     /// payload into the TS demultiplexer, bit-exact against ffmpeg's framemd5 of the encoded
     /// stream, and RTP loss counted (none on loopback).

@@ -13,13 +13,25 @@ import Glibc
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
     }
 
-    /// A server on a free port; stopped when the returned child is killed.
+    /// A server serving 45 pictures; stopped when the returned child is killed.
     static func server(_ extra: [String], ref: String) throws -> (Fixtures.Child, UInt16) {
-        let port = try Sender.freeTCPPort()
+        try startServer(["--frames", "45", "--ref", ref] + extra)
+    }
+
+    /// tools/rtsp-server with `arguments`, on a port the kernel chooses (`--port 0`): the port it
+    /// says it listens on. A port chosen free beforehand could be bound by another test first.
+    static func startServer(_ arguments: [String]) throws -> (Fixtures.Child, UInt16) {
         let child = try Fixtures.start("/usr/bin/python3", [Fixtures.root.appendingPathComponent("tools/rtsp-server").path,
-                                                             "--port", String(port), "--frames", "45", "--ref", ref] + extra)
-        try #require(Wait.until { Fixtures.tcpPortIsListening(port) }, "the RTSP server listens within 10 s")
-        return (child, port)
+                                                             "--port", "0"] + arguments)
+        var port: UInt16?
+        let said = Wait.until(timeoutSeconds: 30) {
+            let err = (try? String(contentsOfFile: child.errPath, encoding: .utf8)) ?? ""
+            port = err.split(separator: "\n").first { $0.hasPrefix("listening on port ") }.flatMap { UInt16($0.dropFirst(18)) }
+            return port != nil || !child.process.isRunning
+        }
+        let err = (try? String(contentsOfFile: child.errPath, encoding: .utf8)) ?? ""
+        try #require(said && port != nil, "the RTSP server says its port within 30 s: \(err)")
+        return (child, port!)
     }
 
     static func refPath() -> String {

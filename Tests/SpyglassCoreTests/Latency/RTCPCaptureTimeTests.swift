@@ -89,11 +89,8 @@ import Glibc
     @Test(.enabled(if: RTSPTests.available, "gst-rtsp-server is not installed: run tools/setup"), arguments: [RTSPTransport.tcp, .udp])
     func anRTSPServersSenderReportsGiveCaptureTimes(transport: RTSPTransport) throws {
         let ref = RTSPTests.refPath()
-        let port = try Sender.freeTCPPort()
-        let server = try Fixtures.start("/usr/bin/python3", [Fixtures.root.appendingPathComponent("tools/rtsp-server").path,
-                                                             "--port", String(port), "--frames", "240", "--ref", ref, "--log-rtcp"])
+        let (server, port) = try RTSPTests.startServer(["--frames", "240", "--ref", ref, "--log-rtcp"])
         defer { server.process.terminate() }
-        try #require(Wait.until { Fixtures.tcpPortIsListening(port) }, "the RTSP server listens within 10 s")
         let r = try RTSPTests.play("rtsp://127.0.0.1:\(port)/test", transport: transport)
         #expect(r.summary.senderReports >= 1, "sender reports came (TCP: on channel 1; UDP: on the RTCP port)")
         let serverLog = (try? String(contentsOfFile: server.errPath, encoding: .utf8)) ?? ""

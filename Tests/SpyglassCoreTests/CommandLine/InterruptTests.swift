@@ -23,11 +23,14 @@ import Glibc
         try #require(reader >= 0)
         defer { close(reader) }
         let child = try Fixtures.start(Fixtures.spyglassBinary, ["play", clip, "--display", "none", "--untimed", "--framemd5", fifo])
-        // The feed is stuck once the pipe is (nearly) full: 64 KiB waiting to be read.
+        // The feed is stuck once the pipe is full and one of its threads sleeps in write(2) on it
+        // (the kernel says so in /proc: a full pipe alone left a moment in which the first
+        // interrupt could still stop the feed cleanly, between two writes).
+        let pid = child.process.processIdentifier
         #expect(Wait.until(timeoutSeconds: 60) {
             var waiting: Int32 = 0
-            return ioctl(reader, UInt(FIONREAD), &waiting) == 0 && waiting >= 60_000
-        }, "the FIFO fills")
+            return ioctl(reader, UInt(FIONREAD), &waiting) == 0 && waiting >= 60_000 && Self.aThreadSleepsInPipeWrite(pid)
+        }, "the FIFO fills and the feed blocks writing to it")
         // The first interrupt cannot end it (the feed is stuck in write(2)); the second does.
         // (Sent once the first was taken: two pending SIGINTs are one to the kernel.)
         kill(child.process.processIdentifier, SIGINT)
@@ -39,5 +42,13 @@ import Glibc
         #expect(!err.isEmpty)
         #expect(status == 128 + SIGINT, "the second interrupt exits at once: \(err)")
         #expect(err.contains("second interrupt"), "\(err)")
+    }
+
+    /// True when a thread of process `pid` sleeps writing to a pipe (`/proc/PID/task/TID/wchan`).
+    static func aThreadSleepsInPipeWrite(_ pid: Int32) -> Bool {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.contains { tid in
+            ((try? String(contentsOfFile: "/proc/\(pid)/task/\(tid)/wchan", encoding: .utf8)) ?? "").contains("pipe_write")
+        }
     }
 }

@@ -58,7 +58,10 @@ public enum FeedOverlay {
     static func glassToGlass(_ i: Inputs, compact: Bool) -> OverlayLine {
         let r = i.rates
         guard let p50 = r.millis(.glassToGlass, quantile: 0.5), let p99 = r.millis(.glassToGlass, quantile: 0.99) else {
-            let why = i.snapshot.clockStatus ?? "no capture time in the stream"
+            // A stalled feed that carried capture times must not read as one that never did.
+            let why = r.shownPerSecond == 0 ? "no picture shown in the last second"
+                : i.snapshot.clockStatus ?? (i.snapshot.captureSource != nil ? "no capture time in the last second"
+                                                                               : "no capture time in the stream")
             return OverlayLine(compact ? "g2g –" : "glass-to-glass: none (\(why))")
         }
         let source = (i.snapshot.captureSource ?? "none").uppercased()

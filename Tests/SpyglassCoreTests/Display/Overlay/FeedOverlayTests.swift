@@ -41,6 +41,18 @@ import Testing
         #expect(line.tone == .plain)
     }
 
+    /// A stalled feed that carried capture times says that no picture came, not that the
+    /// stream has no capture time (an operator read it as a sender without stamps).
+    @Test func aStalledFeedSaysNoPictureNotNoCaptureTime() throws {
+        let m = MetricsRegistry()
+        m.add(.framesShown, 100)
+        m.setCaptureSource("sei")
+        let s = m.snapshot()
+        let stalled = FeedOverlay.Inputs(snapshot: s, rates: FeedRates(from: s, to: s, seconds: 1), frameAgeMillis: 4_600)
+        let line = try #require(FeedOverlay.lines(stalled, compact: false).first { $0.text.hasPrefix("glass-to-glass") })
+        #expect(line.text == "glass-to-glass: none (no picture shown in the last second)")
+    }
+
     @Test func theCompactFormIsThreeLinesWithLossInAmber() {
         let lines = FeedOverlay.lines(oneSecond(g2gMillis: 40, lost: 3), compact: true)
         #expect(lines.count == 3)

@@ -48,6 +48,9 @@ public final class WallWindow {
     private var title = ""
     private var drawnSize = (width: 0, height: 0)
     private var lastSecondMicros: UInt64 = 0
+    /// The window outside the tiles (grid cells with no feed, what a focused feed left) must be
+    /// painted: slate, never black or stale.
+    private var backgroundDirty = true
 
     /// Opens the window.
     /// - Parameters:
@@ -132,7 +135,11 @@ public final class WallWindow {
     /// The window title now.
     public var currentTitle: String { title }
 
-    private func markAllDirty() { for tile in tiles { tile.dirty = true } }
+    /// Every tile, and the window around them, must be drawn again.
+    private func markAllDirty() {
+        for tile in tiles { tile.dirty = true }
+        backgroundDirty = true
+    }
 
     /// Draws the visible tiles that changed and presents just those rectangles.
     private func compose() {
@@ -152,11 +159,18 @@ public final class WallWindow {
         let visible = view.visibleTiles(width: size.width, height: size.height)
         aimPrescalers(visible)
         let changed = visible.filter { tiles[$0.feed].dirty }
+        var rects = changed.map(\.rect)
+        if backgroundDirty {
+            let window = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+            surface.fill(window, Self.background)
+            rects = [window]
+            backgroundDirty = false
+        }
         for (i, rect) in changed {
             if draw(tiles[i], in: rect) { shrunkDraws[i] += 1 }
             tileDraws[i] += 1
         }
-        surface.present(changed.map(\.rect))
+        surface.present(rects)
         let presented = MonotonicClock.nowMicros()
         for (i, _) in changed { tiles[i].presented(renderStartMicros: now, presentedMicros: presented) }
     }

@@ -324,6 +324,23 @@ struct WallWindowTests {
         }
     }
 
+    /// Three feeds on a 2x2 grid: the fourth cell is slate too (it was left black).
+    @Test func aGridCellWithNoFeedIsSlateNotBlack() throws {
+        let screen = try VirtualScreen()
+        defer { screen.stop() }
+        try screen.whileDisplaySet {
+            var settings = WallWindow.Settings()
+            settings.size = (640, 360)
+            let feeds = ["A", "B", "C"].map { WallFeed.failed(name: $0, reason: "connection refused") }
+            let wall = try WallWindow(system: try SDLVideoSystem(), feeds: feeds, settings: settings)
+            wall.step(waitMillis: 0)
+            #expect(wall.view.layout == WallLayout(columns: 2, rows: 2))
+            let bg = WallWindow.background
+            let empty = try #require(wall.rgb(of: PixelRect(x: 480, y: 270, width: 1, height: 1)))
+            #expect(empty == [bg.r, bg.g, bg.b], "the empty cell: \(empty)")
+        }
+    }
+
     /// Decodes a PNG with SDL2_image into 8-bit RGB rows.
     static func decodePNG(_ path: String) -> (width: Int, height: Int, rgb: [UInt8])? {
         guard let loaded = IMG_Load(path) else { return nil }

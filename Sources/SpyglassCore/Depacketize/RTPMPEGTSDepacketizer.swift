@@ -39,7 +39,12 @@ public struct RTPMPEGTSDepacketizer: Depacketizer {
             return
         }
         packets += 1
-        for (p, arrival, cut) in probation.admit((p, arrivalMicros, truncated), ssrc: p.ssrc, sequence: p.sequenceNumber) {
+        admitted(probation.admit((p, arrivalMicros, truncated), ssrc: p.ssrc, arrivalMicros: arrivalMicros), emit: emit)
+    }
+
+    /// Packets past the SSRC probation: sequence checks, then their TS packets.
+    private mutating func admitted(_ list: [(RTPPacket, UInt64, Bool)], emit: (DepacketizerEvent) -> Void) {
+        for (p, arrival, cut) in list {
             switch tracker.observe(ssrc: p.ssrc, sequenceNumber: p.sequenceNumber) {
             case .drop: continue
             case .restart: emit(.restart(reason: String(format: "sender restart (SSRC %08x, sequence %d)", p.ssrc, p.sequenceNumber)))
@@ -49,8 +54,13 @@ public struct RTPMPEGTSDepacketizer: Depacketizer {
         }
     }
 
-    public func pollTimeoutMicros(default pollMicros: Int) -> Int { ts.pollTimeoutMicros(default: pollMicros) }
-    public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) { ts.tick(nowMicros: nowMicros, emit: emit) }
+    public func pollTimeoutMicros(default pollMicros: Int) -> Int {
+        min(ts.pollTimeoutMicros(default: pollMicros), probation.isHolding ? 10_000 : pollMicros)
+    }
+    public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
+        admitted(probation.tick(nowMicros: nowMicros), emit: emit)
+        ts.tick(nowMicros: nowMicros, emit: emit)
+    }
     public mutating func finish(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
         probation.finish()
         ts.finish(nowMicros: nowMicros, emit: emit)

@@ -52,6 +52,8 @@ public struct RTPStreamDepacketizer: Depacketizer {
         var timeout = !flushedSinceData && idleFlushMicros > 0 ? idleFlushMicros : pollMicros
         // A jitter buffer releases held packets on time, not on the next poll.
         if reorderWindowMicros > 0 { timeout = min(timeout, max(500, reorderWindowMicros / 4)) }
+        // A new SSRC on probation takes over on time once the old sender has been silent.
+        if rtp.isWaiting { timeout = min(timeout, 10_000) }
         return timeout
     }
 

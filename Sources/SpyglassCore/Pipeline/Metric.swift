@@ -23,9 +23,9 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     case packetsReordered = "packets_reordered", packetsDuplicated = "packets_duplicated"
     /// Packets whose SSRC was not the one before: a new sender, or senders alternating on one port.
     case ssrcChanges = "ssrc_changes"
-    /// Packets of a second SSRC dropped while the established sender kept sending (RFC 3550 §A.1
-    /// probation: a new SSRC takes over only after two packets in sequence with none of the
-    /// established sender's between them).
+    /// Packets of a second SSRC dropped while the established sender kept sending (probation
+    /// after RFC 3550 §A.1: a new SSRC takes over only once the established one has been silent
+    /// for 100 ms, ``SSRCProbation``).
     case strayPackets = "stray_ssrc_packets"
     case damagedNALUnits = "damaged_nal_units", malformedPayloads = "malformed_payloads"
     /// RTCP compound packets (RFC 3550 §6), the sender reports among them, and those dropped

@@ -128,8 +128,12 @@ public struct RTPReceiver {
 
     /// Releases packets the reorder window no longer waits for.
     public mutating func tick(nowMicros: UInt64, emit: (Event) -> Void) {
+        admitted(probation.tick(nowMicros: nowMicros), emit: emit)
         for (p, t) in reorder.release(now: nowMicros) { handle(p, arrivalMicros: t, emit: emit) }
     }
+
+    /// Something waits for time to pass (a jitter buffer, a new SSRC on probation).
+    public var isWaiting: Bool { probation.isHolding }
 
     /// The input ended: everything the jitter buffer holds goes on; packets of a new SSRC still
     /// on probation are counted as stray.
@@ -154,7 +158,12 @@ public struct RTPReceiver {
         }
         otherRun = 0
         counts.packets += 1
-        for (p, arrival) in probation.admit((p, arrivalMicros), ssrc: p.ssrc, sequence: p.sequenceNumber) {
+        admitted(probation.admit((p, arrivalMicros), ssrc: p.ssrc, arrivalMicros: arrivalMicros), emit: emit)
+    }
+
+    /// Packets past the SSRC probation, into the jitter buffer.
+    private mutating func admitted(_ packets: [(RTPPacket, UInt64)], emit: (Event) -> Void) {
+        for (p, arrival) in packets {
             if let last = lastSSRC, last != p.ssrc {
                 // A new SSRC has sequence numbers of its own: what the jitter buffer holds of the old
                 // one goes on first, in order (it used to be dropped uncounted), then it starts over.

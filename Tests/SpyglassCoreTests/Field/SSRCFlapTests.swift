@@ -4,8 +4,9 @@ import Testing
 /// Two senders (or one misbehaving) alternating SSRCs on one port, a stray packet, a restarted
 /// sender. The sequence tracker counts each change as what it is, an SSRC change (RFC 3550 §8.2),
 /// never as reordering, loss or duplication; in front of it the receiver's probation (RFC 3550
-/// §A.1) keeps the established sender while it still sends, so a second sender's packets are
-/// dropped and counted instead of restarting the feed at every change.
+/// §A.1) keeps the established sender while it still sends (another takes over only after it has
+/// been silent for 100 ms), so a second sender's packets are dropped and counted instead of
+/// restarting the feed at every change.
 @Suite struct SSRCFlapTests {
     static let a: UInt32 = 0xAAAA_0001
     static let b: UInt32 = 0xBBBB_0002
@@ -56,17 +57,20 @@ import Testing
         #expect(t.counters.resets == 1)
     }
 
-    /// Pushes `packets` through `r` (1 ms apart), then ends the input; counts units and restarts
-    /// and keeps the units' third byte (the low byte of the sequence number each was sent with).
-    static func run(_ r: inout RTPReceiver, _ packets: [(ssrc: UInt32, seq: UInt16)]) -> (units: [UInt8], restarts: Int) {
+    /// Pushes `packets` through `r` (packet k `gap(k)` µs after the one before; 1 ms unless
+    /// said), then ends the input; counts units and restarts and keeps the units' third byte (the
+    /// low byte of the sequence number each was sent with).
+    static func run(_ r: inout RTPReceiver, _ packets: [(ssrc: UInt32, seq: UInt16)],
+                    gap: (Int) -> UInt64 = { _ in 1_000 }) -> (units: [UInt8], restarts: Int) {
         var units: [UInt8] = [], restarts = 0
         func take(_ e: RTPReceiver.Event) {
             if case .unit(let u) = e { units.append(u.bytes[2]) }
             if case .restart = e { restarts += 1 }
         }
         var now: UInt64 = 1_000_000
-        for p in packets {
-            now += 1_000
+        for (k, p) in packets.enumerated() {
+            now += gap(k)
+            r.tick(nowMicros: now, emit: take)
             r.push(Self.packet(ssrc: p.ssrc, seq: p.seq), arrivalMicros: now, emit: take)
         }
         r.finish(emit: take)
@@ -102,34 +106,69 @@ import Testing
         #expect(r.counters.sequence == SequenceTracker.Counters(), "no loss, reordering or SSRC change either")
     }
 
-    /// RFC 3550 §A.1: two packets in sequence and none of the old sender's between them. The
-    /// first one, held meanwhile, goes on too: a restarted sender's first packet is usually its
-    /// parameter sets.
-    @Test func aRestartedSenderTakesOverAfterTwoPacketsAndLosesNone() {
+    /// A second real sender: each picture a burst of packets, interleaved with the first's. Two
+    /// packets in a row of the second used to be enough to take the feed (and the first took it
+    /// back the same way, every picture).
+    @Test func burstsOfASecondSenderNeverTakeTheFeed() {
+        var r = RTPReceiver(codec: .h264, payloadType: 96)
+        var sent: [(ssrc: UInt32, seq: UInt16)] = []
+        for picture in 0..<20 {
+            for k in 0..<5 { sent.append((Self.a, UInt16(100 + picture * 5 + k))) }
+            for k in 0..<5 { sent.append((Self.b, UInt16(7_000 + picture * 5 + k))) }
+        }
+        // 1 ms between a burst's packets, 16 ms between bursts: both senders at 30 pictures a second.
+        let (units, restarts) = Self.run(&r, sent) { $0 % 5 == 0 ? 16_000 : 1_000 }
+        #expect(units == sent.filter { $0.ssrc == Self.a }.map { UInt8($0.seq & 0xFF) })
+        #expect(restarts == 0 && r.counters.sequence.ssrcChanges == 0)
+        #expect(r.counters.strayPackets == 100)
+    }
+
+    /// The old sender stops; a new SSRC takes over once the old one has been silent for 100 ms.
+    /// What it sent meanwhile, held, goes on too (its first packets usually carry the parameter
+    /// sets).
+    @Test func aRestartedSenderTakesOverOnceTheOldIsSilentAndLosesNone() {
         var r = RTPReceiver(codec: .h264, payloadType: 96)
         let old = (100..<110 as Range<UInt16>).map { (ssrc: Self.a, seq: $0) }
         let new = (40_000..<40_010 as Range<UInt16>).map { (ssrc: Self.b, seq: $0) }
-        let (units, restarts) = Self.run(&r, old + new)
+        let (units, restarts) = Self.run(&r, old + new) { $0 >= old.count ? 33_000 : 1_000 }   // the new one at 30 fps
         #expect(units == (old + new).map { UInt8($0.seq & 0xFF) })
         #expect(restarts == 1)
         #expect(r.counters.sequence.ssrcChanges == 1)
         #expect(r.counters.strayPackets == 0)
     }
 
-    @Test func probationHoldsAtMostOnePacketAndCountsWhatNeverTookOver() {
+    /// A new sender whose packets arrive pairwise swapped still takes over, and the jitter buffer
+    /// puts them back in order (probation used to demand two packets in sequence, which never came).
+    @Test func aRestartedSenderOnAReorderingLinkTakesOverAndIsPutInOrder() {
+        var r = RTPReceiver(codec: .h264, payloadType: 96, reorderWindowMicros: 40_000)
+        let old = (100..<110 as Range<UInt16>).map { (ssrc: Self.a, seq: $0) }
+        let swapped = stride(from: 40_000, to: 40_020, by: 2).flatMap { [(ssrc: Self.b, seq: UInt16($0 + 1)), (ssrc: Self.b, seq: UInt16($0))] }
+        let (units, restarts) = Self.run(&r, old + swapped) { $0 >= old.count ? 16_000 : 1_000 }
+        #expect(restarts == 1)
+        #expect(units == old.map { UInt8($0.seq & 0xFF) } + (40_000..<40_020).map { UInt8($0 & 0xFF) }, "\(units)")
+        #expect(r.counters.strayPackets == 0)
+    }
+
+    @Test func probationWaitsForTheEstablishedSenderToFallSilent() {
         var p = SSRCProbation<Int>()
-        #expect(p.admit(1, ssrc: 1, sequence: 10) == [1], "the first sender is established at once")
-        #expect(p.admit(2, ssrc: 2, sequence: 50) == [])
-        #expect(p.onProbation == 1)
-        #expect(p.admit(3, ssrc: 2, sequence: 52) == [], "not in sequence: the held one is dropped, this one held")
-        #expect((p.onProbation, p.strayPackets) == (1, 1))
-        #expect(p.admit(4, ssrc: 1, sequence: 11) == [4], "the established sender still sends")
-        #expect((p.onProbation, p.strayPackets) == (0, 2))
-        #expect(p.admit(5, ssrc: 2, sequence: 53) == [])
-        #expect(p.admit(6, ssrc: 2, sequence: 54) == [5, 6], "taken over")
-        #expect(p.admit(7, ssrc: 1, sequence: 12) == [], "now the old one is on probation")
+        #expect(p.admit(1, ssrc: 1, arrivalMicros: 0) == [1], "the first sender is established at once")
+        #expect(p.admit(2, ssrc: 2, arrivalMicros: 1_000) == [])
+        #expect(p.admit(3, ssrc: 2, arrivalMicros: 50_000) == [], "the first one was heard 50 ms ago")
+        #expect(p.admit(4, ssrc: 1, arrivalMicros: 60_000) == [4], "the established sender still sends")
+        #expect(p.admit(5, ssrc: 2, arrivalMicros: 120_000) == [])
+        #expect(p.admit(6, ssrc: 2, arrivalMicros: 170_000) == [2, 3, 5, 6], "110 ms of silence: taken over, the last 200 ms held")
+        #expect(p.admit(7, ssrc: 1, arrivalMicros: 180_000) == [], "now the old one is on probation")
+        #expect(p.admit(8, ssrc: 3, arrivalMicros: 181_000) == [], "a third SSRC: the held packet of the second is dropped")
         p.finish()
-        #expect((p.onProbation, p.strayPackets) == (0, 3))
+        #expect((p.onProbation, p.strayPackets) == (0, 2))
+    }
+
+    @Test func probationHoldsABoundedNumberOfPackets() {
+        var p = SSRCProbation<Int>()
+        _ = p.admit(0, ssrc: 1, arrivalMicros: 0)
+        for k in 1...10_000 { _ = p.admit(k, ssrc: 2, arrivalMicros: 10) }
+        #expect(p.onProbation == SSRCProbation<Int>.maxHeld)
+        #expect(p.strayPackets == 10_000 - SSRCProbation<Int>.maxHeld)
     }
 
     /// With a jitter buffer, sender A's packets held out of order when B takes over go on in
@@ -146,7 +185,8 @@ import Testing
         }
         for s in [10, 12, 11, 13] as [UInt16] { push(Self.a, s) }   // A, one packet out of order, all held
         push(Self.b, 500)
-        push(Self.b, 501)                                          // B takes over (two in sequence)
+        now += 150_000                                             // A silent for 150 ms:
+        push(Self.b, 501)                                          // B takes over
         r.tick(nowMicros: now + 60_000) { e in if case .unit(let u) = e { seqOut.append(u.bytes[2]) } }
         #expect(seqOut == [10, 11, 12, 13, UInt8(500 & 0xFF), UInt8(501 & 0xFF)])
         #expect(r.counters.sequence.ssrcChanges == 1)

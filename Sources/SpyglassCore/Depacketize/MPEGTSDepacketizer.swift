@@ -63,8 +63,15 @@ public struct MPEGTSDepacketizer: Depacketizer {
     /// Times a PES went on, in sequence, after stuffing had ended it: the second one shows the
     /// muxer stuffs inside a PES (one alone may be a corrupt packet).
     private var stuffingInsidePES = 0
-    /// Packets of that kind it takes to stop trusting stuffing.
+    /// Packets of that kind it takes to stop trusting stuffing, each after its own stuffed end.
     static let stuffingEvidence = 2
+    /// PESs ended by stuffing since the last sign: after ``stuffingEvidenceForgotten`` of them
+    /// (10 s at 30 fps) a lone old sign is forgotten.
+    private var stuffedEndsSinceSign = 0
+    static let stuffingEvidenceForgotten = 300
+    /// A video PES has started: a payload with no PES to belong to is a drop from then on (before
+    /// it, a join in the middle of one).
+    private var pesSeen = false
     private var lastEndedByStuffing = false
 
     /// - Parameters:
@@ -330,22 +337,13 @@ public struct MPEGTSDepacketizer: Depacketizer {
             pesBytesLeft = header.payloadLength
             data = data[header.payloadStart...]
             inPES = true
+            pesSeen = true
             videoPESStarted(pts: header.pts, emit: emit)
         }
         guard inPES else {
-            if lastEndedByStuffing && trustsStuffing {
-                // More of a PES that stuffing had ended: the picture went on without this tail.
-                counters[.tsPacketsDropped, default: 0] += 1
-                emit(.damage(lostPackets: 1))
-                // In sequence, twice: this muxer stuffs inside a PES. End PESs by the next start
-                // (or idle) from now on. A corrupt packet (out of sequence, or once) is only dropped.
-                if inSequence { stuffingInsidePES += 1 }
-                if stuffingInsidePES >= Self.stuffingEvidence {
-                    trustsStuffing = false
-                    emit(.note("MPEG-TS: this sender stuffs packets inside a PES; access units now end at the next PES start or an idle gap"))
-                }
-            }
-            return   // joined in the middle of a PES: wait for the next start
+            if pesSeen { counters[.tsPacketsDropped, default: 0] += 1 }
+            if lastEndedByStuffing && trustsStuffing { stuffedEndFollowed(inSequence: inSequence, emit) }
+            return   // joined in the middle of a PES, or its start was lost: wait for the next start
         }
         if let left = pesBytesLeft { data = data.prefix(max(0, left)); pesBytesLeft = left - data.count }
         if idleEnded && !start { raiseIdleTime(emit) }
@@ -390,8 +388,28 @@ public struct MPEGTSDepacketizer: Depacketizer {
         emit(.note("MPEG-TS: a pause inside a picture ended it early; pictures now end after \(idleFlushMicros / 1000) ms idle"))
     }
 
+    /// More of a PES came after stuffing had ended it: the picture went on without this tail.
+    /// In sequence, after two different stuffed ends: this muxer stuffs inside a PES, so PESs end
+    /// by the next start (or idle) from now on. A corrupt packet (out of sequence, a lost start
+    /// flag: one sign, however long the headless run after it) is only dropped and counted.
+    private mutating func stuffedEndFollowed(inSequence: Bool, _ emit: (DepacketizerEvent) -> Void) {
+        emit(.damage(lostPackets: 1))
+        lastEndedByStuffing = false          // one sign per stuffed end
+        guard inSequence else { return }
+        stuffingInsidePES += 1
+        stuffedEndsSinceSign = 0
+        if stuffingInsidePES >= Self.stuffingEvidence {
+            trustsStuffing = false
+            emit(.note("MPEG-TS: this sender stuffs packets inside a PES; access units now end at the next PES start or an idle gap"))
+        }
+    }
+
     private mutating func endPES(_ rule: AccessUnit.Completion, atMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
         lastEndedByStuffing = rule == .tsStuffing
+        if rule == .tsStuffing {
+            stuffedEndsSinceSign += 1
+            if stuffedEndsSinceSign >= Self.stuffingEvidenceForgotten { stuffingInsidePES = 0 }
+        }
         scanner.flush(atMicros: atMicros, reason: .endOfStream) { emit(.unit($0)) }
         emit(.accessUnitEnd(rule, atMicros: atMicros))
         inPES = false

@@ -240,6 +240,22 @@ import Glibc
         #expect(r.ends.suffix(10).allSatisfy { $0 == .tsStuffing }, "later pictures still end at their stuffing: \(r.ends)")
     }
 
+    /// A PES start whose payload_unit_start_indicator was lost (its continuity counter in
+    /// sequence): the whole headless PES is one sign, not two, so stuffing still ends the pictures
+    /// after it; each of its packets is counted as dropped.
+    @Test func aLostPESStartIsOneSignAndEveryPacketOfItIsCounted() throws {
+        var bytes = try Fixtures.bytes(try Self.transportStream(frames: 20))
+        let video = { (p: Int) in (Int(bytes[p + 1] & 0x1F) << 8 | Int(bytes[p + 2])) == 256 }
+        let starts = stride(from: 0, to: bytes.count, by: 188).filter { video($0) && bytes[$0 + 1] & 0x40 != 0 }
+        let headless = stride(from: starts[5], to: starts[6], by: 188).filter(video).count
+        bytes[starts[5] + 1] &= 0xBF
+        let clean = Self.demux(try Fixtures.bytes(try Self.transportStream(frames: 20)))
+        let r = Self.demux(bytes)
+        #expect(!r.notes.contains { $0.contains("stuffs packets inside a PES") }, "\(r.notes)")
+        #expect(r.dropped == clean.dropped + headless, "\(r.dropped) dropped, the headless PES has \(headless) packets")
+        #expect(r.ends.suffix(10).allSatisfy { $0 == .tsStuffing }, "\(r.ends)")
+    }
+
     /// A muxer that stuffs inside a PES, shown twice by packets in sequence: PESs end at the next
     /// start from then on, said once.
     @Test func aMuxerThatStuffsInsideAPESIsFollowedAfterTheSecondSign() throws {

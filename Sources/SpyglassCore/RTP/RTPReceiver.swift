@@ -152,7 +152,11 @@ public struct RTPReceiver {
             if !payloadTypeGiven, (96...127).contains(p.payloadType) {
                 otherRun = p.payloadType == otherType ? otherRun + 1 : 1
                 otherType = p.payloadType
-                if otherRun >= 30 { payloadType = p.payloadType; otherRun = 0 }
+                if otherRun >= 30 {
+                    payloadType = p.payloadType
+                    otherRun = 0
+                    probation.forgetEstablished()   // the SSRC learned with the stray type was the stray's
+                }
             }
             return
         }

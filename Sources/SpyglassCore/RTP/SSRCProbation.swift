@@ -66,6 +66,13 @@ struct SSRCProbation<Packet> {
         return held.map(\.packet)
     }
 
+    /// The sender learned so far was not the stream (its payload type turned out to be a
+    /// stray's): the next packet's SSRC is established at once.
+    mutating func forgetEstablished() {
+        dropHeld()
+        established = nil
+    }
+
     /// The input ended: packets still on probation never took over, and count as stray.
     mutating func finish() { dropHeld() }
 

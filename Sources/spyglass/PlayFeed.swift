@@ -68,10 +68,10 @@ final class PlayFeed {
         var taps: [any FrameTap] = [CaptureClockTap(mode: options.captureClock, metrics: metrics)]
         if let md5 { taps.append(FrameMD5Tap(writer: md5, onFailure: { report.fail($0) })) }
         if options.clock { taps.append(OpticalTimeCodeTap()) }
-        let wake = wakeTarget
         let prescaler = TilePrescaler()
         self.prescaler = prescaler
-        let end: any FrameSink = slot.map { WindowSink(slot: $0, metrics: metrics, latency: latency, prescaler: prescaler, wake: { wake.wake() }) }
+        let wake = wakeTarget
+        let end: any FrameSink = slot.map { WindowSink(slot: $0, metrics: metrics, latency: latency, prescaler: prescaler, wake: wake) }
             ?? HeadlessSink(metrics: metrics, latency: latency)
         var chain: any FrameSink = DamageFilter(showDamaged: options.showDamaged, metrics: metrics, latency: latency, next: end)
         if !taps.isEmpty { chain = FrameTee(taps: taps, next: chain) }
@@ -168,15 +168,6 @@ final class PlayFeed {
             return false
         }
     }
-}
-
-/// The window a feed wakes when a picture is ready; none while no window runs.
-final class WakeTarget: Sendable {
-    private let target = Mutex<(@Sendable () -> Void)?>(nil)
-    /// Sets (or clears) what wakes the window.
-    func set(_ wake: (@Sendable () -> Void)?) { target.withLock { $0 = wake } }
-    /// Wakes the window, if one runs.
-    func wake() { target.withLock { $0 }?() }
 }
 
 /// What a feed's outputs say when they close (written on the feed's thread, read after it ended).

@@ -179,10 +179,10 @@ import Glibc
         let window = FeedWindow(display: display, pipeline: feed.pipeline, slot: feed.slot!, latency: feed.latency,
                                 recording: feed.recording, settings: settings)
         window.onTick = onTick
-        feed.wakeTarget.set(display.waker)
+        feed.wakeTarget.aim(at: display.waker)
         startFeeds()
         window.run()
-        feed.wakeTarget.set(nil)
+        feed.wakeTarget.aim(at: nil)
         if let path = options.snapshotPath { feed.snapshotFailed = !Snapshot.write(display, path: path) }
     }
 
@@ -209,10 +209,10 @@ import Glibc
         }
         Log.info("wall open: \(wallFeeds.count) feeds, \(wall.view.layout) grid")
         windowShown = true
-        for f in feeds { f.wakeTarget.set(wall.waker) }
+        for f in feeds { f.wakeTarget.aim(at: wall.waker) }
         startFeeds()
         wall.run()
-        for f in feeds { f.wakeTarget.set(nil) }
+        for f in feeds { f.wakeTarget.aim(at: nil) }
     }
 
     /// Ctrl-C and SIGTERM stop every feed cleanly: the summaries are still printed and written.

@@ -211,10 +211,7 @@ public final class SDLDisplay: RoutedWindow {
     /// This window's wake-up on its own, for other threads to keep: calling it is ``wake()``,
     /// and holding it does not keep the window alive (a window must be released on the main
     /// thread while its X server is up; a decode thread holding the window could release it last).
-    public nonisolated var waker: @Sendable () -> Void {
-        let signal = wakeSignal
-        return { signal.wake() }
-    }
+    public nonisolated var waker: WakeSignal { wakeSignal }
 
     /// The window's drawable size, pixels.
     public var outputSize: (width: Int, height: Int) {

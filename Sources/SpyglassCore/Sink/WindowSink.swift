@@ -3,7 +3,7 @@
 public final class WindowSink: FrameSink {
     /// The slot the window takes pictures from.
     public let slot: FrameSlot
-    private let wake: @Sendable () -> Void
+    private let wake: WakeTarget
     private let metrics: MetricsRegistry
     private let latency: LatencyRecorder?
     private let prescaler: TilePrescaler?
@@ -13,9 +13,9 @@ public final class WindowSink: FrameSink {
     ///   - metrics: counts replaced pictures as ``Metric/framesDropped``.
     ///   - latency: logs replaced pictures as dropped.
     ///   - prescaler: shrinks each picture for its wall tile before it reaches the slot (nil: none).
-    ///   - wake: wakes the window (its own wake-up, callable from any thread).
+    ///   - wake: the window to wake (aimed by whoever runs the window; none: no wake-up).
     public init(slot: FrameSlot, metrics: MetricsRegistry, latency: LatencyRecorder?, prescaler: TilePrescaler? = nil,
-                wake: @escaping @Sendable () -> Void) {
+                wake: WakeTarget) {
         self.slot = slot
         self.metrics = metrics
         self.latency = latency
@@ -29,11 +29,11 @@ public final class WindowSink: FrameSink {
             latency?.record(old, dropped: true)
             metrics.add(.framesDropped)
         }
-        wake()
+        wake.wake()
     }
 
     public func finish() {
         slot.close()
-        wake()
+        wake.wake()
     }
 }

@@ -111,7 +111,7 @@ struct WindowRoutingTests {
         let done = DispatchSemaphore(value: 0)
         let wake = display.waker
         Thread {
-            wake()
+            wake.wake()
             done.signal()
         }.start()
         try #require(done.wait(timeout: .now() + .seconds(Int(Self.deadlineMillis / 1000))) == .success,

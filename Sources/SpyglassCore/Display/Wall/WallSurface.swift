@@ -59,10 +59,7 @@ final class WallSurface: RoutedWindow {
     }
 
     /// Wakes ``waitInput(timeoutMillis:)`` from any thread, without holding the window.
-    nonisolated var waker: @Sendable () -> Void {
-        let signal = wakeSignal
-        return { signal.wake() }
-    }
+    nonisolated var waker: WakeSignal { wakeSignal }
 
     /// The surface (a resize replaces it) and its pixel format for libswscale; nil when the
     /// window has no 32-bit RGB surface.

@@ -73,7 +73,7 @@ public final class WallWindow {
     }
 
     /// Wakes the window from any thread (a feed has a picture); holding it does not hold the window.
-    public nonisolated var waker: @Sendable () -> Void { surface.waker }
+    public nonisolated var waker: WakeSignal { surface.waker }
 
     /// Runs until every feed has ended and its last picture is shown, or the window is closed
     /// (then every feed is stopped).

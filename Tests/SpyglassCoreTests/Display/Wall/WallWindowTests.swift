@@ -27,7 +27,7 @@ struct WallWindowTests {
         let senders: [Fixtures.Child]
         let pipelines: [Pipeline]
         let wall: WallWindow
-        let wake = Locked<(@Sendable () -> Void)?>(nil)
+        let wake = WakeTarget()
 
         @MainActor init(system: SDLVideoSystem, width: Int, height: Int) throws {
             var feeds: [WallFeed] = [], senders: [Fixtures.Child] = []
@@ -39,7 +39,7 @@ struct WallWindowTests {
                 let slot = FrameSlot()
                 // As `play` builds a wall feed: pictures shrunk for their tile on the feed's thread.
                 let prescaler = TilePrescaler()
-                let sink = WindowSink(slot: slot, metrics: metrics, latency: nil, prescaler: prescaler, wake: { wake.get()?() })
+                let sink = WindowSink(slot: slot, metrics: metrics, latency: nil, prescaler: prescaler, wake: wake)
                 let p = Pipeline(id: i + 1, source: udp, options: ReceiverOptions(), metrics: metrics, sink: sink)
                 feeds.append(WallFeed(pipeline: p, slot: slot, latency: nil, name: colour.name, live: true, prescaler: prescaler))
                 senders.append(try Fixtures.start("/usr/bin/ffmpeg", [
@@ -52,7 +52,7 @@ struct WallWindowTests {
             settings.position = (0, 0)
             settings.screenshotFolder = FileManager.default.temporaryDirectory.path
             wall = try WallWindow(system: system, feeds: feeds, settings: settings)
-            wake.set(wall.waker)
+            wake.aim(at: wall.waker)
             pipelines = feeds.compactMap(\.pipeline)
             self.senders = senders
             for p in pipelines { p.start() }

@@ -21,7 +21,6 @@ import Glibc
     private var windowShown = false
     /// The feeds, once running (bench reads the first one's latency log and stops it).
     private(set) var feeds: [PlayFeed] = []
-    private var signalSources: [DispatchSourceSignal] = []
     /// What Ctrl-C stops: nil while the sources are being opened (then it exits at once).
     private let stopTargets = StopTargets()
 
@@ -217,30 +216,24 @@ import Glibc
 
     /// Ctrl-C and SIGTERM stop every feed cleanly: the summaries are still printed and written.
     /// A second one exits at once (a feed blocked writing to a FIFO nobody reads cannot stop);
-    /// recordings are on disk as they arrive, so they lose nothing.
+    /// recordings are on disk as they arrive, so they lose nothing. (``StopSignals`` was
+    /// installed first thing in `main`, so no signal is lost meanwhile.)
     private func installSignalHandlers() {
-        signal(SIGPIPE, SIG_IGN)
+        StopSignals.install()
         let targets = stopTargets
-        let received = Atomic<Int>(0)
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            s.setEventHandler { @Sendable in   // runs on the signal queue, not the main actor
-                if received.add(1, ordering: .relaxed).newValue > 1 {
-                    writeStandardError("spyglass: second interrupt: exiting now (summaries not written)\n")
-                    _exit(128 + sig)
-                }
-                guard let (pipelines, slots) = targets.value.withLock({ $0 }) else {
-                    // Still opening the sources (an SRT or RTSP call can take seconds): nothing to save.
-                    writeStandardError("spyglass: interrupted while opening the sources\n")
-                    _exit(128 + sig)
-                }
-                writeStandardError("spyglass: stopping (interrupt again to exit at once)\n")
-                for p in pipelines { p.stop() }
-                for slot in slots { slot.close() }
+        StopSignals.onSignal { sig, count in
+            if count > 1 {
+                writeStandardError("spyglass: second interrupt: exiting now (summaries not written)\n")
+                _exit(128 + sig)
             }
-            s.resume()
-            signalSources.append(s)
+            guard let (pipelines, slots) = targets.value.withLock({ $0 }) else {
+                // Still opening the sources (an SRT or RTSP call can take seconds): nothing to save.
+                writeStandardError("spyglass: interrupted while opening the sources\n")
+                _exit(128 + sig)
+            }
+            writeStandardError("spyglass: stopping (interrupt again to exit at once)\n")
+            for p in pipelines { p.stop() }
+            for slot in slots { slot.close() }
         }
     }
 }

@@ -161,10 +161,10 @@ func runSend(_ argv: [String]) throws -> Int32 {
     if o.rtp && !sender.isDatagram { Log.error("--rtp needs a udp:// destination"); return 1 }
     live.durationSeconds = o.duration
     VideoDecoder.setLibraryLogging(verbose: false)   // no libx264 statistics block on exit
-    signal(SIGINT, SIG_IGN)
-    let sig = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-    sig.setEventHandler { live.stop.set() }
-    sig.resume()
+    StopSignals.onSignal { sig, count in
+        if count > 1 { _exit(128 + sig) }
+        live.stop.set()
+    }
     if case .pattern(let s) = input {
         Log.info("sending \(s.codec.displayName) \(s.width)x\(s.height)@\(s.fps) \(s.bitrate / 1000) kbit/s test pattern to \(dest)")
     } else {

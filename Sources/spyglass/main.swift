@@ -3,6 +3,9 @@ import SpyglassCore
 
 // `spyglass` command line. Keep state in types: Swift 6 puts main.swift globals on the main actor.
 
+// Before anything else starts a thread: Ctrl-C and SIGTERM are caught from here on, never lost.
+StopSignals.install()
+
 let usage = """
 usage: spyglass play SOURCE [SOURCE …] [--wall FILE] [options]
        spyglass send pattern|FILE DEST [options]     (spyglass send --help)

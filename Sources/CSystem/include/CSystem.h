@@ -13,4 +13,15 @@ int spy_wait_readable2(int fd1, int fd2, long micros);
 
 /* accept4(fd, addr, len, SOCK_CLOEXEC). `addr` is a struct sockaddr *, `len` a socklen_t *. */
 int spy_accept_cloexec(int fd, void *addr, unsigned int *len);
+/* Names the calling thread (pthread_setname_np: at most 15 bytes are kept), as top -H, gdb and
+   /proc/PID/task/TID/comm show it. Returns 0 or an error number. */
+int spy_name_this_thread(const char *name);
+
+/* Installs one handler (sigaction, SA_RESTART) for SIGINT and SIGTERM in every thread: it writes
+   the signal's number to a pipe, so no signal is lost whatever thread takes it. Unblocks both in
+   the calling thread. Call once, before any thread starts. Returns 0, or -1 with errno set. */
+int spy_install_stop_signals(void);
+
+/* Blocks until a signal the handler caught; returns its number (-1 if none can come). */
+int spy_wait_stop_signal(void);
 #endif

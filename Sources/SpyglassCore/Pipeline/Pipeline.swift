@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSystem
 import Foundation
 import Synchronization
 
@@ -58,11 +59,11 @@ public final class Pipeline: Sendable {
     /// Starts the feed on its own thread.
     public func start() {
         let t = Thread { [self] in
+            _ = spy_name_this_thread("feed \(id)")
             Log.setFeedOfThisThread(id)
             runHere()
         }
         t.stackSize = 4 << 20
-        t.name = "feed \(id)"
         t.start()
     }
 

@@ -151,7 +151,8 @@ enum Fixtures {
     }
 
     /// Starts a program in the background, stdout discarded, stderr to a temporary file.
-    static func start(_ path: String, _ args: [String]) throws -> Child {
+    /// - Parameter environment: variables set for the child on top of this process's own.
+    static func start(_ path: String, _ args: [String], environment: [String: String] = [:]) throws -> Child {
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw NSError(domain: "Fixtures.start", code: 127, userInfo: [NSLocalizedDescriptionKey:
                 "\(path) is not installed (tools/setup installs what the tests need)"])
@@ -163,6 +164,7 @@ enum Fixtures {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = args
+        if !environment.isEmpty { p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         p.standardOutput = FileHandle.nullDevice
         p.standardInput = FileHandle.nullDevice
         p.standardError = FileHandle(forWritingAtPath: errPath)

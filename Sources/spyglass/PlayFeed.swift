@@ -139,7 +139,8 @@ final class PlayFeed {
             status = 1
         }
         if let error = pipeline.error { Log.error(error); return 1 }
-        if summary.framesDecoded == 0 && !url.deliversInRealTime {
+        // A file stopped by Ctrl-C before its first picture found nothing wrong with the file.
+        if summary.framesDecoded == 0 && !url.deliversInRealTime && !pipeline.isStopping {
             Log.error(Self.nothingDecoded(summary))
             return 1
         }

@@ -69,7 +69,25 @@ public struct AnnexBScanner {
     /// - Parameter maxUnitBytes: cap on one NAL unit, in bytes (default 16 MiB).
     public init(maxUnitBytes: Int = 16 << 20) {
         self.maxUnitBytes = maxUnitBytes
-        pending.reserveCapacity(64 << 10)
+        pending.reserveCapacity(Self.initialCapacity)
+    }
+
+    /// The unit buffer's first capacity, bytes (most units of a 1080p stream fit).
+    private static let initialCapacity = 64 << 10
+
+    /// Most buffer capacity the scanner keeps between units, bytes (1 MiB: a 4K picture's P
+    /// slices fit, and a bigger unit, an IDR or garbage grown to ``maxUnitBytes``, gives its
+    /// buffer back once it has gone on). Issue 17: memory after bad input comes back.
+    public static let retainedCapacity = 1 << 20
+
+    /// Bytes the scanner holds now: its unit buffer's capacity and the cut unit kept for a repair.
+    public var retainedBytes: Int { pending.capacity + (flushed?.bytes.count ?? 0) }
+
+    /// Forgets the unit the last idle flush passed on: bytes that continue it after this are
+    /// junk, and it is not reopened (the sender has been gone too long for a pause inside a unit).
+    public mutating func forgetCutUnit() {
+        flushed = nil
+        zerosSinceFlush = 0
     }
 
     /// Marks the unit now being received as damaged (bytes were lost inside it).
@@ -205,7 +223,7 @@ public struct AnnexBScanner {
         lastByteMicros = arrival
         if pending.count + (to - from) > maxUnitBytes {
             counters.oversizeUnits += 1
-            pending.removeAll(keepingCapacity: true)
+            clearPending()
             skipping = true
             damaged = false
             // The units after a dropped one are missing it: the next goes on damaged.
@@ -240,8 +258,18 @@ public struct AnnexBScanner {
         repairing = nil
         counters.junkBytes += pendingJunk
         pendingJunk = 0
-        pending.removeAll(keepingCapacity: true)
+        clearPending()
         damaged = false
         return out
+    }
+
+    /// Empties the unit buffer, keeping its capacity up to ``retainedCapacity``.
+    private mutating func clearPending() {
+        if pending.capacity > Self.retainedCapacity {
+            pending = []
+            pending.reserveCapacity(Self.initialCapacity)
+        } else {
+            pending.removeAll(keepingCapacity: true)
+        }
     }
 }

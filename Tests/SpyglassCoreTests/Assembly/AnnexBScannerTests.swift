@@ -96,6 +96,18 @@ import Testing
         #expect(out.map(\.bytes) == [[0x41, 0x9A]], "and it scans on as before")
     }
 
+    /// A unit is a copy of exactly its bytes: sharing the scanner's buffer pinned 64 KiB or more
+    /// to every unit, a 2-byte one kept in a parameter-set store included.
+    @Test func aSmallUnitDoesNotPinTheScannersBuffer() {
+        var s = AnnexBScanner()
+        var out: [NALUnit] = []
+        s.push([0, 0, 1, 0x68, 0xCE, 0, 0, 1, 0x65] + [UInt8](repeating: 0x55, count: 200_000) + [0, 0, 1],
+               arrivalMicros: 0) { out.append($0) }
+        #expect(out.map(\.bytes.count) == [2, 200_001])
+        #expect(out[0].bytes.capacity < 1024, "a 2-byte unit holds \(out[0].bytes.capacity) bytes")
+        #expect(out[1].bytes.capacity < 200_001 + 1024, "a 200 kB unit holds \(out[1].bytes.capacity) bytes")
+    }
+
     /// The cut unit a repair may still need is held only while the input is not long idle.
     @Test func aLongIdleForgetsTheCutUnitAndTheRestIsJunk() {
         var d = AnnexBDepacketizer(maxUnitBytes: 1 << 20, datagrams: true, idleFlushMicros: 1000)

@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <poll.h>
 #include <time.h>
 #include <sys/socket.h>
@@ -21,3 +22,7 @@ int spy_wait_readable2(int fd1, int fd2, long micros) {
 int spy_accept_cloexec(int fd, void *addr, unsigned int *len) {
     return accept4(fd, (struct sockaddr *)addr, (socklen_t *)len, SOCK_CLOEXEC);
 }
+
+int spy_malloc_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+
+int spy_malloc_trim(void) { return malloc_trim(0); }

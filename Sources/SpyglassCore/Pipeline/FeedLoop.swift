@@ -362,6 +362,7 @@ final class FeedLoop {
         decoder.release(parameterSets: stage.parameterSets?.allUnits ?? [])
         repairBuffer.reset()
         gate.restart(atMicros: now)
+        MemoryPolicy.giveBackFreedMemory()
         metrics.add(.decoderReleases)
         Log.info(String(format: "%@: no data for %.0f s: decoder closed, its memory given back (it reopens with the next data)",
                         source.label, Double(after) / 1e6))

@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <malloc.h>
 #include <poll.h>
 #include <time.h>
 #include <sys/socket.h>
@@ -71,3 +72,7 @@ int spy_wait_stop_signal(void) {
         return -1;
     }
 }
+
+int spy_malloc_set_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+
+int spy_malloc_trim(void) { return malloc_trim(0); }

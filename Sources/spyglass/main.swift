@@ -116,6 +116,7 @@ struct Arguments {
 /// The commands, for "did you mean" on a mistyped one.
 let commands = ["play", "send", "bench", "probe", "replay"]
 
+MemoryPolicy.install()
 var argv = Array(CommandLine.arguments.dropFirst())
 guard let command = argv.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8))

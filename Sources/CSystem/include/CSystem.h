@@ -1,6 +1,6 @@
 #ifndef SPYGLASS_CSYSTEM_H
 #define SPYGLASS_CSYSTEM_H
-/* GNU extensions of glibc that Swift's Glibc module does not expose (ppoll, accept4).
+/* GNU extensions of glibc that Swift's Glibc module does not expose (ppoll, accept4, malloc.h).
    The header includes no system header, so it cannot clash with Glibc's module. */
 
 /* Waits up to `micros` µs for `fd` to become readable (ppoll: µs precision, unlike poll's ms).
@@ -24,4 +24,11 @@ int spy_install_stop_signals(void);
 
 /* Blocks until a signal the handler caught; returns its number (-1 if none can come). */
 int spy_wait_stop_signal(void);
+
+/* mallopt(M_MMAP_THRESHOLD, bytes): a fixed threshold (glibc's dynamic one is turned off).
+   Returns 1 on success, 0 on error. */
+int spy_malloc_set_mmap_threshold(int bytes);
+
+/* malloc_trim(0): returns freed pages of every arena to the system. Returns 1 if any were. */
+int spy_malloc_trim(void);
 #endif

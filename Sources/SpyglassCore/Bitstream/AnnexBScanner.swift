@@ -69,7 +69,25 @@ public struct AnnexBScanner {
     /// - Parameter maxUnitBytes: cap on one NAL unit, in bytes (default 16 MiB).
     public init(maxUnitBytes: Int = 16 << 20) {
         self.maxUnitBytes = maxUnitBytes
-        pending.reserveCapacity(64 << 10)
+        pending.reserveCapacity(Self.initialCapacity)
+    }
+
+    /// The unit buffer's first capacity, bytes (most units of a 1080p stream fit).
+    private static let initialCapacity = 64 << 10
+
+    /// Most buffer capacity the scanner keeps between units, bytes (1 MiB: a 4K picture's P
+    /// slices fit, and a bigger unit, an IDR or garbage grown to ``maxUnitBytes``, gives its
+    /// buffer back once it has gone on). Issue 17: memory after bad input comes back.
+    public static let retainedCapacity = 1 << 20
+
+    /// Bytes the scanner holds now: its unit buffer's capacity and the cut unit kept for a repair.
+    public var retainedBytes: Int { pending.capacity + (flushed?.bytes.count ?? 0) }
+
+    /// Forgets the unit the last idle flush passed on: bytes that continue it after this are
+    /// junk, and it is not reopened (the sender has been gone too long for a pause inside a unit).
+    public mutating func forgetCutUnit() {
+        flushed = nil
+        zerosSinceFlush = 0
     }
 
     /// Marks the unit now being received as damaged (bytes were lost inside it).
@@ -205,7 +223,7 @@ public struct AnnexBScanner {
         lastByteMicros = arrival
         if pending.count + (to - from) > maxUnitBytes {
             counters.oversizeUnits += 1
-            pending.removeAll(keepingCapacity: true)
+            clearPending()
             skipping = true
             damaged = false
             // The units after a dropped one are missing it: the next goes on damaged.
@@ -225,8 +243,10 @@ public struct AnnexBScanner {
             } else {
                 // A copy of exactly its bytes: sharing `pending` would pin its whole buffer
                 // (64 KiB or more) to every unit, even a 2-byte one, and make the next
-                // `removeAll(keepingCapacity:)` allocate a new buffer.
-                var unit = NALUnit(bytes: Array(pending), firstByteMicros: firstByteMicros,
+                // `removeAll(keepingCapacity:)` allocate a new buffer. `Array(pending)` shares
+                // it (measured: a 2-byte unit held 65,544 bytes); a buffer pointer is copied.
+                let bytes = pending.withUnsafeBufferPointer { Array($0) }
+                var unit = NALUnit(bytes: bytes, firstByteMicros: firstByteMicros,
                                    lastByteMicros: lastByteMicros, damaged: damaged || damageNextUnit)
                 damageNextUnit = false
                 if let repairing {
@@ -240,8 +260,18 @@ public struct AnnexBScanner {
         repairing = nil
         counters.junkBytes += pendingJunk
         pendingJunk = 0
-        pending.removeAll(keepingCapacity: true)
+        clearPending()
         damaged = false
         return out
+    }
+
+    /// Empties the unit buffer, keeping its capacity up to ``retainedCapacity``.
+    private mutating func clearPending() {
+        if pending.capacity > Self.retainedCapacity {
+            pending = []
+            pending.reserveCapacity(Self.initialCapacity)
+        } else {
+            pending.removeAll(keepingCapacity: true)
+        }
     }
 }

@@ -17,6 +17,9 @@ public protocol VideoDecoding: AnyObject {
     /// Reopens the decoder and primes it with `parameterSets` (a sender restart).
     /// - Throws: ``VideoDecoder/DecoderError`` when it cannot be reopened.
     func reset(parameterSets: [[UInt8]]) throws
+    /// Closes the decoder, giving back the memory of its pictures and pools; the next access
+    /// unit (or unit) opens it again, primed with `parameterSets`. No-op when closed already.
+    func release(parameterSets: [[UInt8]])
     /// Puts these parameter sets before the next access unit that carries none.
     func prime(with parameterSets: [[UInt8]])
     /// Returns the pictures held for reordering (end of stream, codec change).

@@ -29,6 +29,14 @@ public struct AnnexBDepacketizer: Depacketizer {
         self.datagrams = datagrams
     }
 
+    /// How long after the last byte a unit cut by an idle flush is still held for a repair, µs
+    /// (1 s: a sender pauses inside a NAL unit for milliseconds; longer, it has gone, and garbage
+    /// must not pin its last "unit", up to ``AnnexBScanner/maxUnitBytes``, for good).
+    public static let cutUnitHoldMicros: UInt64 = 1_000_000
+
+    /// Bytes the scanner holds now (``AnnexBScanner/retainedBytes``).
+    public var retainedBytes: Int { scanner.retainedBytes }
+
     public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool,
                               emit: (DepacketizerEvent) -> Void) {
         let previousDataMicros = lastDataMicros
@@ -67,6 +75,7 @@ public struct AnnexBDepacketizer: Depacketizer {
     }
 
     public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
+        if flushedSinceData && nowMicros >= lastDataMicros + Self.cutUnitHoldMicros { scanner.forgetCutUnit() }
         let idle = policy.thresholdMicros(datagrams: datagrams)
         guard !flushedSinceData, idle > 0, nowMicros >= lastDataMicros + UInt64(idle) else { return }
         if scanner.flush(atMicros: nowMicros, reason: .idle, emit: { emit(.unit($0)) }) { awaitingFlushVerdict = true }

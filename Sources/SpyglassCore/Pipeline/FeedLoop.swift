@@ -23,6 +23,8 @@ final class FeedLoop {
     private var gate: DecodeGate
     private var decoder: (any VideoDecoding)?
     private var perNAL = false
+    /// The decoder has made pictures since it opened (``releaseDecoderIfSilent(_:)`` closes it).
+    private var decoderHoldsPictures = false
     private var threadsChosen = false
     private var framesDecoded = 0
     private var parameterSetChanges = 0
@@ -91,6 +93,7 @@ final class FeedLoop {
                 break
             case .timeout:
                 depacketizer.tick(nowMicros: now) { events.append($0) }
+                releaseDecoderIfSilent(now)
                 let stopping = options.timeoutSeconds.map { Double(now - lastDataMicros) / 1e6 >= $0 } ?? false
                 if !sawData && !silenceDiagnosed && (stopping || now >= runStartMicros + Self.silenceDiagnosisMicros) {
                     silenceDiagnosed = true
@@ -310,6 +313,7 @@ final class FeedLoop {
     }
 
     private func deliver(_ frame: DecodedFrame) {
+        decoderHoldsPictures = true
         framesDecoded += 1
         metrics.add(.framesDecoded)
         let t = frame.timing
@@ -347,6 +351,23 @@ final class FeedLoop {
         metrics.add(.codecChanges)
         repairBuffer.reset()
         decoder?.drain { deliver($0) }
+    }
+
+    /// A live input silent for ``ReceiverOptions/decoderIdleReleaseMicros``: the decoder closes
+    /// (its pictures' memory goes back), and so does what waits for a repair; the next data
+    /// joins again at a keyframe. Once per silence.
+    private func releaseDecoderIfSilent(_ now: UInt64) {
+        let after = options.decoderIdleReleaseMicros
+        guard decoderHoldsPictures, after > 0, source.deliversInRealTime, now >= lastDataMicros + after,
+              let decoder else { return }
+        decoderHoldsPictures = false
+        decoder.release(parameterSets: stage.parameterSets?.allUnits ?? [])
+        repairBuffer.reset()
+        gate.restart(atMicros: now)
+        MemoryPolicy.giveBackFreedMemory()
+        metrics.add(.decoderReleases)
+        Log.info(String(format: "%@: no data for %.0f s: decoder closed, its memory given back (it reopens with the next data)",
+                        source.label, Double(after) / 1e6))
     }
 
     private func replaceDecoder(with d: any VideoDecoding) {
@@ -414,7 +435,8 @@ final class FeedLoop {
         metrics.publish(group: "assembly", stage.counts)
         metrics.publish(group: "gate", gate.counts)
         if let d = decoder {
-            metrics.publish(group: "decoder", [.decodeErrors: d.counters.decodeErrors, .concealedFrames: d.counters.concealedFrames])
+            metrics.publish(group: "decoder", [.decodeErrors: d.counters.decodeErrors, .concealedFrames: d.counters.concealedFrames,
+                                               .decoderOpens: d.counters.opens])
         }
         if let f = stage.parameterSets?.latestFormat { metrics.setFormat(codec: nil, format: "\(f.codec.displayName) \(f)") }
         if depacketizer.name != "auto" { metrics.setTransport(depacketizer.name) }

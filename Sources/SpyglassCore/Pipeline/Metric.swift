@@ -45,6 +45,9 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     case framesShown = "frames_shown", framesDropped = "frames_dropped"
     // Feed life.
     case resets, disconnects, codecChanges = "codec_changes"
+    /// Times libavcodec's decoder was opened, and closed because a live input fell silent
+    /// (``ReceiverOptions/decoderIdleReleaseMicros``: its pictures' memory goes back).
+    case decoderOpens = "decoder_opens", decoderReleases = "decoder_releases"
     /// The codec an SDP or `--codec` named was not the stream's (its parameter sets said the other).
     case codecMismatches = "codec_mismatches"
 }

@@ -13,6 +13,11 @@ public struct ReceiverOptions: Sendable {
     /// A live input idle this long after data ends the pending NAL unit and access unit, µs.
     /// 0 disables (then an access unit ends only when the next one starts).
     public var idleFlushMicros = 1_000
+    /// A live input silent this long closes its decoder, µs (10 s; 0 = never), so that the
+    /// memory of its pictures and pools (about 115 MB for a 4K HEVC stream) goes back when a
+    /// stream ends, not at exit (issue 17: within 60 s of a burst ending). The next data opens a
+    /// new decoder, primed with the parameter sets, and waits for a keyframe as after a join.
+    public var decoderIdleReleaseMicros: UInt64 = 10_000_000
     /// How access units reach libavcodec.
     ///
     /// Whole access units are the default: the assembler knows an access unit is complete at the

@@ -72,6 +72,61 @@ import Testing
         #expect(s.counters.oversizeUnits == 1)
     }
 
+    /// Issue 17: garbage without start codes grew one "unit" to the cap, and the scanner kept
+    /// that buffer (and the cut unit it held for a repair) after the garbage stopped.
+    @Test func aHugeUnitOfGarbageLeavesNoBigBufferBehind() {
+        var s = AnnexBScanner(maxUnitBytes: 4 << 20)
+        s.reopensCutUnits = true
+        var rng = SeededRandom(seed: 17)
+        let chunk = (0..<1400).map { _ in UInt8(1 + rng.next() % 255) }   // no zero byte: no start code
+        s.push([0, 0, 1, 0x65], arrivalMicros: 0) { _ in }
+        for i in 0..<3200 { s.push(chunk, arrivalMicros: UInt64(i)) { _ in } }   // 4.5 MB: over the cap
+        s.push([0, 0, 1, 0x65], arrivalMicros: 3200) { _ in }
+        for i in 0..<2000 { s.push(chunk, arrivalMicros: UInt64(3200 + i)) { _ in } }   // a 2.8 MB unit
+        #expect(s.counters.oversizeUnits == 1)
+        var out: [NALUnit] = []
+        s.flush(atMicros: 6000, reason: .idle) { out.append($0) }
+        #expect(out.count == 1 && out[0].bytes.count > 1 << 20, "the unit after the dropped one is passed on")
+        out.removeAll()
+        #expect(s.retainedBytes >= 1 << 20, "held for a repair until the sender is gone")
+        s.forgetCutUnit()
+        #expect(s.retainedBytes <= AnnexBScanner.retainedCapacity,
+                "held \(s.retainedBytes) bytes after the unit went on and the cut one was forgotten")
+        s.push([0, 0, 1, 0x41, 0x9A, 0, 0, 1], arrivalMicros: 7000) { out.append($0) }
+        #expect(out.map(\.bytes) == [[0x41, 0x9A]], "and it scans on as before")
+    }
+
+    /// A unit is a copy of exactly its bytes: sharing the scanner's buffer pinned 64 KiB or more
+    /// to every unit, a 2-byte one kept in a parameter-set store included.
+    @Test func aSmallUnitDoesNotPinTheScannersBuffer() {
+        var s = AnnexBScanner()
+        var out: [NALUnit] = []
+        s.push([0, 0, 1, 0x68, 0xCE, 0, 0, 1, 0x65] + [UInt8](repeating: 0x55, count: 200_000) + [0, 0, 1],
+               arrivalMicros: 0) { out.append($0) }
+        #expect(out.map(\.bytes.count) == [2, 200_001])
+        #expect(out[0].bytes.capacity < 1024, "a 2-byte unit holds \(out[0].bytes.capacity) bytes")
+        #expect(out[1].bytes.capacity < 200_001 + 1024, "a 200 kB unit holds \(out[1].bytes.capacity) bytes")
+    }
+
+    /// The cut unit a repair may still need is held only while the input is not long idle.
+    @Test func aLongIdleForgetsTheCutUnitAndTheRestIsJunk() {
+        var d = AnnexBDepacketizer(maxUnitBytes: 1 << 20, datagrams: true, idleFlushMicros: 1000)
+        var events: [DepacketizerEvent] = []
+        let head: [UInt8] = [0, 0, 1, 0x65] + [UInt8](repeating: 0x55, count: 100_000)
+        head.withUnsafeBytes { d.push($0, arrivalMicros: 1, truncated: false) { events.append($0) } }
+        d.tick(nowMicros: 100_000) { events.append($0) }                   // idle flush: the unit goes on
+        #expect(events.contains { if case .unit(let u) = $0 { return u.bytes.count > 100_000 } else { return false } })
+        let held = d.retainedBytes
+        #expect(held >= 100_000)
+        d.tick(nowMicros: 1 + AnnexBDepacketizer.cutUnitHoldMicros + 1) { events.append($0) }
+        #expect(d.retainedBytes <= held - 100_000, "the cut unit's bytes are let go")
+        events.removeAll()
+        let tail: [UInt8] = [0x66, 0x77, 0, 0, 1, 0x41, 0x01]
+        tail.withUnsafeBytes { d.push($0, arrivalMicros: 3_000_000, truncated: false) { events.append($0) } }
+        #expect(!events.contains { if case .unit(let u) = $0 { return u.repairs != nil } else { return false } },
+                "no repair from a unit forgotten")
+    }
+
     @Test func emulationPreventionRoundTrip() {
         let raw: [UInt8] = [0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 0xFF, 0, 0]
         let escaped = RBSP.escape(raw)

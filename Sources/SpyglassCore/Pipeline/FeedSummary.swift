@@ -100,6 +100,9 @@ public struct FeedSummary: Codable, Sendable {
     public var disconnects = 0
     /// Datagrams or connections refused by `--allow-from`.
     public var disallowed = 0
+    /// Datagrams from another sender than the one the port listens to, dropped (a flood, a
+    /// stray sender; ``Metric/otherSender``).
+    public var otherSenderDatagrams = 0
     /// Units or access units skipped while waiting for a random access point after a join.
     public var skippedBeforeRandomAccess = 0
     /// Median time libavcodec took per picture, ms (nil with no frames), from the decode histogram.
@@ -148,6 +151,7 @@ public struct FeedSummary: Codable, Sendable {
         tsPackets = m[.tsPackets]; tsContinuityErrors = m[.tsContinuityErrors]; tsPacketsDropped = m[.tsPacketsDropped]
         datagrams = m[.datagrams]; bytes = m[.bytes]; emptyDatagrams = m[.emptyDatagrams]
         truncatedDatagrams = m[.truncatedDatagrams]; connections = m[.connections]; disallowed = m[.disallowed]
+        otherSenderDatagrams = m[.otherSender]
         junkBytes = m[.junkBytes]; zeroLengthNALUnits = m[.zeroLengthNALUnits]; oversizeNALUnits = m[.oversizeNALUnits]
         idleFlushes = m[.idleFlushes]; prematureIdleFlushes = m[.cutNALUnits]; picturesSplit = m[.picturesSplit]
         rtpPackets = m[.rtpPackets]; notRTP = m[.notRTP]; datagramsLost = m[.packetsLost]
@@ -193,6 +197,7 @@ public struct FeedSummary: Codable, Sendable {
         if codecMismatches > 0 { extra.append("the named codec was not the stream's") }
         if disconnects > 0 { extra.append("\(disconnects) disconnects") }
         if disallowed > 0 { extra.append("\(disallowed) from disallowed senders") }
+        if otherSenderDatagrams > 0 { extra.append("\(otherSenderDatagrams) datagrams from another sender dropped") }
         if skippedBeforeRandomAccess > 0 { extra.append("\(skippedBeforeRandomAccess) skipped before a random access point") }
         if concealedFrames > 0 { extra.append("\(concealedFrames) concealed") }
         if damagedAccessUnits > 0 { extra.append("\(damagedAccessUnits) damaged AUs") }

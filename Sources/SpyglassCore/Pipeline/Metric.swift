@@ -6,6 +6,9 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     // Source (UDP datagrams, or reads of a byte stream).
     case datagrams, bytes, emptyDatagrams = "empty_datagrams", truncatedDatagrams = "truncated_datagrams"
     case connections, disallowed
+    /// UDP datagrams from another sender than the one the port listens to (``SenderLatch``):
+    /// dropped before any parsing.
+    case otherSender = "other_sender_datagrams"
     // Annex B depacketizer.
     case junkBytes = "junk_bytes", zeroLengthNALUnits = "zero_length_nal_units", oversizeNALUnits = "oversize_nal_units"
     case idleFlushes = "idle_flushes", cutNALUnits = "cut_nal_units"

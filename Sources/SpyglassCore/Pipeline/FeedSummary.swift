@@ -91,6 +91,10 @@ public struct FeedSummary: Codable, Sendable {
     public var damagedNALUnits = 0
     /// RTP payloads whose structure was malformed or unsupported.
     public var malformedPayloads = 0
+    /// Times the detected framing changed (RTP, Annex B, MPEG-TS), and runs of
+    /// ``AutoDepacketizer/redecideAfter`` datagrams that fitted no framing and changed nothing.
+    public var framingChanges = 0
+    public var garbageRuns = 0
     /// Sender restarts followed (new SSRC, sequence reset, a new TCP sender).
     public var resets = 0
     /// Times the codec an SDP or `--codec` named was not the stream's (at most once per run:
@@ -152,6 +156,7 @@ public struct FeedSummary: Codable, Sendable {
         datagrams = m[.datagrams]; bytes = m[.bytes]; emptyDatagrams = m[.emptyDatagrams]
         truncatedDatagrams = m[.truncatedDatagrams]; connections = m[.connections]; disallowed = m[.disallowed]
         otherSenderDatagrams = m[.otherSender]
+        framingChanges = m[.framingChanges]; garbageRuns = m[.garbageRuns]
         junkBytes = m[.junkBytes]; zeroLengthNALUnits = m[.zeroLengthNALUnits]; oversizeNALUnits = m[.oversizeNALUnits]
         idleFlushes = m[.idleFlushes]; prematureIdleFlushes = m[.cutNALUnits]; picturesSplit = m[.picturesSplit]
         rtpPackets = m[.rtpPackets]; notRTP = m[.notRTP]; datagramsLost = m[.packetsLost]
@@ -194,6 +199,8 @@ public struct FeedSummary: Codable, Sendable {
         if damagedNALUnits > 0 { extra.append("\(damagedNALUnits) NAL units damaged by lost fragments") }
         if malformedPayloads > 0 { extra.append("\(malformedPayloads) malformed or unsupported RTP payloads") }
         if resets > 0 { extra.append("\(resets) resets") }
+        if framingChanges > 0 { extra.append("\(framingChanges) framing changes") }
+        if garbageRuns > 0 { extra.append("\(garbageRuns) runs of \(AutoDepacketizer.redecideAfter) datagrams that fitted no framing") }
         if codecMismatches > 0 { extra.append("the named codec was not the stream's") }
         if disconnects > 0 { extra.append("\(disconnects) disconnects") }
         if disallowed > 0 { extra.append("\(disallowed) from disallowed senders") }

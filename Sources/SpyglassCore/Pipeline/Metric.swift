@@ -9,6 +9,10 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     /// UDP datagrams from another sender than the one the port listens to (``SenderLatch``):
     /// dropped before any parsing.
     case otherSender = "other_sender_datagrams"
+    /// Framing detection (``AutoDepacketizer``): times the framing changed (a sender that
+    /// restarted with another one), and runs of datagrams that fitted no framing (garbage, a
+    /// flood) and changed nothing.
+    case framingChanges = "framing_changes", garbageRuns = "garbage_runs"
     // Annex B depacketizer.
     case junkBytes = "junk_bytes", zeroLengthNALUnits = "zero_length_nal_units", oversizeNALUnits = "oversize_nal_units"
     case idleFlushes = "idle_flushes", cutNALUnits = "cut_nal_units"

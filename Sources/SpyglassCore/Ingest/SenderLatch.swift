@@ -14,7 +14,9 @@ import Glibc
 /// The established sender gives the port up once it has been silent for
 /// ``takeoverSilenceMicros`` (100 ms, the silence after which ``SSRCProbation`` lets a new RTP
 /// sender take over): the next sender then takes over at its first datagram (a restarted
-/// encoder, a relay on another port).
+/// encoder, a relay on another port). The sender it took over from gets the port back at its
+/// next datagram: a sender that stalled for 100 ms under load is not locked out by a flood
+/// that took its silence (a restarted encoder's old socket never sends again).
 ///
 /// Known limit: a flood that starts before the stream and never pauses for 100 ms holds the
 /// port; `--allow-from` is the answer there.
@@ -23,20 +25,26 @@ struct SenderLatch<Sender: Equatable> {
     static var takeoverSilenceMicros: UInt64 { 100_000 }
 
     private var established: Sender?
+    /// The sender the port was taken over from: it gets the port back at its next datagram.
+    private var previous: Sender?
     private var lastMicros: UInt64 = 0
     /// Datagrams refused because they came from another sender than the established one.
     private(set) var refused = 0
-    /// Times a new sender took the port over (the first sender is not counted).
+    /// Times another sender took the port over, or the previous one took it back (the first
+    /// sender is not counted).
     private(set) var takeovers = 0
 
     /// Decides on one datagram from `sender`, arrived at `nowMicros` (monotonic µs).
     /// - Returns: true when it is the established sender's (or a new sender takes over with it).
     mutating func admit(_ sender: Sender, nowMicros: UInt64) -> Bool {
         if let current = established, current != sender {
-            guard nowMicros >= lastMicros + Self.takeoverSilenceMicros else {
+            let takesBack = sender == previous
+            guard takesBack || nowMicros >= lastMicros + Self.takeoverSilenceMicros else {
                 refused += 1
                 return false
             }
+            // Only a sender that fell silent can take the port back, never the one that took it.
+            previous = takesBack ? nil : current
             takeovers += 1
         }
         established = sender

@@ -183,6 +183,7 @@ public final class UDPSource: ByteSource {
             counters.otherSender += 1
             return nil
         }
+        counters.senderTakeovers = latch.takeovers
         if n == 0 {
             counters.emptyDatagrams += 1
             return .emptyDatagram

@@ -107,6 +107,8 @@ public struct FeedSummary: Codable, Sendable {
     /// Datagrams from another sender than the one the port listens to, dropped (a flood, a
     /// stray sender; ``Metric/otherSender``).
     public var otherSenderDatagrams = 0
+    /// Times another sender took the port over, or the previous one took it back.
+    public var senderTakeovers = 0
     /// Units or access units skipped while waiting for a random access point after a join.
     public var skippedBeforeRandomAccess = 0
     /// Median time libavcodec took per picture, ms (nil with no frames), from the decode histogram.
@@ -155,7 +157,7 @@ public struct FeedSummary: Codable, Sendable {
         tsPackets = m[.tsPackets]; tsContinuityErrors = m[.tsContinuityErrors]; tsPacketsDropped = m[.tsPacketsDropped]
         datagrams = m[.datagrams]; bytes = m[.bytes]; emptyDatagrams = m[.emptyDatagrams]
         truncatedDatagrams = m[.truncatedDatagrams]; connections = m[.connections]; disallowed = m[.disallowed]
-        otherSenderDatagrams = m[.otherSender]
+        otherSenderDatagrams = m[.otherSender]; senderTakeovers = m[.senderTakeovers]
         framingChanges = m[.framingChanges]; garbageRuns = m[.garbageRuns]
         junkBytes = m[.junkBytes]; zeroLengthNALUnits = m[.zeroLengthNALUnits]; oversizeNALUnits = m[.oversizeNALUnits]
         idleFlushes = m[.idleFlushes]; prematureIdleFlushes = m[.cutNALUnits]; picturesSplit = m[.picturesSplit]
@@ -205,6 +207,7 @@ public struct FeedSummary: Codable, Sendable {
         if disconnects > 0 { extra.append("\(disconnects) disconnects") }
         if disallowed > 0 { extra.append("\(disallowed) from disallowed senders") }
         if otherSenderDatagrams > 0 { extra.append("\(otherSenderDatagrams) datagrams from another sender dropped") }
+        if senderTakeovers > 0 { extra.append("the port changed senders \(senderTakeovers) times") }
         if skippedBeforeRandomAccess > 0 { extra.append("\(skippedBeforeRandomAccess) skipped before a random access point") }
         if concealedFrames > 0 { extra.append("\(concealedFrames) concealed") }
         if damagedAccessUnits > 0 { extra.append("\(damagedAccessUnits) damaged AUs") }

@@ -9,6 +9,9 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     /// UDP datagrams from another sender than the one the port listens to (``SenderLatch``):
     /// dropped before any parsing.
     case otherSender = "other_sender_datagrams"
+    /// Times another sender took a UDP port over (the established one silent for 100 ms), or the
+    /// one it took over from took it back (``SenderLatch``).
+    case senderTakeovers = "sender_takeovers"
     /// Framing detection (``AutoDepacketizer``): times the framing changed (a sender that
     /// restarted with another one), and runs of datagrams that fitted no framing (garbage, a
     /// flood) and changed nothing.

@@ -58,17 +58,20 @@ import Glibc
     }
 
     /// The latch on a manual clock: the established sender keeps the port while it sends; another
-    /// takes over at its first datagram once the first has been silent for 100 ms.
+    /// takes over at its first datagram once the first has been silent for 100 ms, and the first
+    /// takes it back at once when it sends again (a stalled sender is not locked out by a flood).
     @Test func anotherSenderTakesOverOnlyOnceTheFirstIsSilent() {
         var latch = SenderLatch<Int>()
         let silence = SenderLatch<Int>.takeoverSilenceMicros
         let verdicts = [latch.admit(1, nowMicros: 1_000), latch.admit(2, nowMicros: 2_000), latch.admit(1, nowMicros: 3_000),
                         latch.admit(2, nowMicros: 3_000 + silence - 1), latch.admit(2, nowMicros: 3_000 + silence),
-                        latch.admit(1, nowMicros: 3_000 + silence + 10)]
+                        latch.admit(3, nowMicros: 3_000 + silence + 10), latch.admit(1, nowMicros: 3_000 + silence + 20),
+                        latch.admit(2, nowMicros: 3_000 + silence + 30)]
         // The first sender; the second while the first sends; the first again; the second 1 µs
-        // short of 100 ms of silence; at 100 ms it takes over; the first is then the other one.
-        #expect(verdicts == [true, false, true, false, true, false])
-        #expect((latch.refused, latch.takeovers) == (3, 1))
+        // short of 100 ms of silence; at 100 ms it takes over; a third is refused; the first
+        // takes the port back at once; the second is refused again.
+        #expect(verdicts == [true, false, true, false, true, false, true, false])
+        #expect((latch.refused, latch.takeovers) == (4, 2))
     }
 
     /// Two different sockets are two senders; the same socket is one (IPv4 address and port).

@@ -7,8 +7,10 @@
 /// makes frames arrive late by our clock too, and it drains again. So the offset is judged on
 /// the fastest frames, as NTP judges a clock on its least-delayed samples (RFC 5905 §10, the
 /// clock filter): the clocks are called off only when ``evidenceFrames`` frames in a row are
-/// impossible on the same side (the fastest of them still impossible), and called right again
-/// as soon as ``evidenceFrames`` frames in a row are believable. Each change is one log line.
+/// impossible on the same side (the fastest of them still impossible) and, when late, steady
+/// (within ``steadyMicros`` of each other: a backlog that drains hands over frames ever less
+/// late, an offset keeps them all equally late), and called right again as soon as
+/// ``evidenceFrames`` frames in a row are believable. Each change is one log line.
 /// While the clocks are off, glass-to-glass is reported as unavailable, never as a number.
 /// `--clock-offset-ms` corrects a known offset; relative mode measures from the fastest frame seen.
 public struct CaptureClock: Sendable {
@@ -29,6 +31,9 @@ public struct CaptureClock: Sendable {
     /// Frames in a row that must agree before the clocks are called off, or right again (15:
     /// half a second at 30 fps; a 1 s run still names an offset).
     public static let evidenceFrames = 15
+    /// How far apart the transits of a run of late frames may lie and still show an offset, µs
+    /// (250 ms: a network's jitter fits; a backlog read out at catch-up speed does not).
+    public static let steadyMicros: Int64 = 250_000
 
     public let mode: Mode
     /// How far the sender's clock runs ahead of ours, estimated from the fastest of the frames
@@ -37,8 +42,9 @@ public struct CaptureClock: Sendable {
     public private(set) var estimatedOffsetMicros: Int64?
     private var minTransit: Int64?
     /// The run of frames that disagree with the present verdict: which side of the believable
-    /// range they fall on (-1 early, +1 late, 0 believable), how many, and the fastest transit, µs.
-    private var run = (side: 0, frames: 0, fastestMicros: Int64.max)
+    /// range they fall on (-1 early, +1 late, 0 believable), how many, and the fastest and
+    /// slowest transit, µs.
+    private var run = (side: 0, frames: 0, fastestMicros: Int64.max, slowestMicros: Int64.min)
 
     /// - Parameter mode: absolute (with a known offset) or relative.
     public init(mode: Mode = .absolute(offsetMicros: 0)) { self.mode = mode }
@@ -82,11 +88,14 @@ public struct CaptureClock: Sendable {
         let off = estimatedOffsetMicros != nil
         // Evidence against the verdict: impossible frames while the clocks agree, believable
         // ones while they are off. Anything else ends the run.
-        guard off ? side == 0 : side != 0 else { run = (0, 0, .max); return nil }
-        run = run.side == side ? (side, run.frames + 1, min(run.fastestMicros, corrected)) : (side, 1, corrected)
+        guard off ? side == 0 : side != 0 else { run = (0, 0, .max, .min); return nil }
+        let continues = run.side == side
+            && (side != 1 || max(run.slowestMicros, corrected) - min(run.fastestMicros, corrected) <= Self.steadyMicros)
+        run = continues ? (side, run.frames + 1, min(run.fastestMicros, corrected), max(run.slowestMicros, corrected))
+                        : (side, 1, corrected, corrected)
         guard run.frames >= Self.evidenceFrames else { return nil }
         let fastest = run.fastestMicros
-        run = (0, 0, .max)
+        run = (0, 0, .max, .min)
         if off {
             let was = estimatedOffsetMicros!
             estimatedOffsetMicros = nil

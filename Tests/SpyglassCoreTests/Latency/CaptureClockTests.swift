@@ -64,6 +64,23 @@ import Testing
         #expect(c.estimatedOffsetMicros.map { abs($0 + 3_005_000) < 10_000 } == true)
     }
 
+    /// The overload of issue 17 as it reached the clock: the receiver stalled for 3 s, then read
+    /// its backlog at catch-up speed (a frame a millisecond, each 32 ms less late than the one
+    /// before). No offset is named at all, and the figures come back as soon as the frames are
+    /// believable again (it used to name "about -2963 ms behind ours" and give none for good).
+    @Test func aStallReadOutAtCatchUpSpeedNamesNoOffset() {
+        var c = CaptureClock()
+        var frames: [(arrival: UInt64, transit: Int64)] = (0..<30).map { (now + UInt64($0) * 33_333, 5_000) }
+        let resumed = now + 30 * 33_333 + 3_000_000
+        frames += (0..<94).map { (resumed + UInt64($0) * 1_000, max(5_000, 3_000_000 - Int64($0) * 32_000)) }
+        frames += (0..<30).map { (resumed + 94_000 + UInt64($0) * 33_333, 5_000) }
+        let v = frames.map { c.judge(captureWallMicros: UInt64(Int64($0.arrival) - $0.transit), arrivalWallMicros: $0.arrival) }
+        #expect(v.allSatisfy { $0.note == nil }, "\(v.compactMap(\.note))")
+        #expect(c.estimatedOffsetMicros == nil)
+        let firstBelievable = frames.firstIndex { $0.arrival >= resumed && $0.transit <= CaptureClock.plausibleTransitMicros }!
+        #expect(v[firstBelievable...].allSatisfy { $0.captureWallMicros > 0 && $0.source == .sei })
+    }
+
     /// A short spike of late frames (fewer than ``CaptureClock/evidenceFrames``) never calls
     /// the clocks off: those frames give no figure, the next ones do.
     @Test func aShortSpikeOfLateFramesIsNoOffset() {

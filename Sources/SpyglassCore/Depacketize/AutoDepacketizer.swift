@@ -3,25 +3,32 @@
 ///
 /// A sender that restarts with another framing on the same UDP port is followed: once
 /// ``redecideAfter`` datagrams do not fit the framing in use (not RTP on an RTP input, RTP on a
-/// raw one, MPEG-TS on either) with never three fitting ones in a row between them, the framing
-/// is decided again, the feed restarts, and those datagrams are replayed into the new framing.
-/// (`--rtp` and `--raw` fix the framing.)
+/// raw one, MPEG-TS on either) with never three fitting ones in a row between them, and those
+/// datagrams carry a stream of another framing (``FramingEvidence``: RTP packets of one SSRC in
+/// sequence, Annex B start codes, MPEG-TS sync bytes), the framing is decided again, the feed
+/// restarts, and those datagrams are replayed into the new framing. A run of misfits
+/// that shows no other framing is garbage (a flood, a stray sender): the framing stays, and the
+/// run is counted (``Metric/garbageRuns``), so that random datagrams can never flip the framing
+/// back and forth. Each change is counted (``Metric/framingChanges``). (`--rtp` and `--raw` fix
+/// the framing.)
 public struct AutoDepacketizer: Depacketizer {
     private var inner: (any Depacketizer)?
     private let options: ReceiverOptions
     private let datagrams: Bool
     private let idleFlushMicros: Int
-    /// The datagrams in a row that did not fit (at most ``redecideAfter``): replayed into the
-    /// new framing when it is decided, so that its first picture is not lost.
+    /// The datagrams since a run of misfits began (at most ``redecideAfter`` misfits and the
+    /// fitting ones between them): the new framing's are replayed into it when it is decided,
+    /// so that its first picture is not lost.
     private var misfits: [(bytes: [UInt8], arrivalMicros: UInt64, truncated: Bool)] = []
     private var misfitCount = 0
     private var fitsInARow = 0
     private var retired: [Metric: Int] = [:]
+    private var framing = (changes: 0, garbageRuns: 0)
     /// RTCP that came before the framing was decided (a sender report before the first RTP
     /// packet): given to the RTP depacketizer once chosen, dropped otherwise. At most ``heldRTCPMax``.
     private var heldRTCP: [(bytes: [UInt8], arrivalMicros: UInt64)] = []
     static let heldRTCPMax = 8
-    /// Datagrams in a row that must not fit before the framing is decided again.
+    /// Datagrams in a row that must not fit before the framing is judged again.
     public static let redecideAfter = 30
 
     /// - Parameters:
@@ -39,30 +46,9 @@ public struct AutoDepacketizer: Depacketizer {
 
     public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool,
                               emit: (DepacketizerEvent) -> Void) {
-        if let current = inner, datagrams, options.transport == .auto {
-            let fits = Self.fits(chunk, current.name)
-            fitsInARow = fits ? fitsInARow + 1 : 0
-            if fitsInARow >= 3 {
-                misfits.removeAll()
-                misfitCount = 0
-            } else if !fits || !misfits.isEmpty {
-                // Once a run of misfits starts, every datagram is kept (a raw stream's middle
-                // datagrams may look like RTP by chance) until three fit in a row.
-                misfits.append((Array(chunk.bindMemory(to: UInt8.self)), arrivalMicros, truncated))
-                if !fits { misfitCount += 1 }
-                if misfitCount >= Self.redecideAfter {
-                    misfitCount = 0
-                    for (m, v) in current.counts { retired[m, default: 0] += v }
-                    inner = nil
-                    emit(.restart(reason: "the sender's framing changed (\(Self.redecideAfter) datagrams in a row were not \(current.name))"))
-                    let replay = misfits
-                    misfits.removeAll()
-                    for d in replay {
-                        d.bytes.withUnsafeBytes { push($0, arrivalMicros: d.arrivalMicros, truncated: d.truncated, emit: emit) }
-                    }
-                    return
-                }
-            }
+        if let current = inner, datagrams, options.transport == .auto,
+           judge(chunk, arrivalMicros: arrivalMicros, truncated: truncated, current: current.name, emit: emit) {
+            return
         }
         if inner == nil, datagrams, RTCPPacket.looksLikeRTCP(chunk) {
             if heldRTCP.count < Self.heldRTCPMax { heldRTCP.append((Array(chunk.bindMemory(to: UInt8.self)), arrivalMicros)) }
@@ -70,18 +56,58 @@ public struct AutoDepacketizer: Depacketizer {
         }
         if inner == nil {
             let first = Array(chunk.bindMemory(to: UInt8.self).prefix(4 * 188))[...]
-            let format = DepacketizerRegistry.choose(first: first, datagrams: datagrams, options: options)
-            inner = format.make(options, datagrams, idleFlushMicros)
-            if format.name == "rtp" {
-                emit(.note("RTP\(options.transport == .auto ? " (detected: version 2, dynamic payload type)" : "")"))
-            } else if format.name == "rtp-mpegts" {
-                emit(.note("MPEG-TS in RTP (detected: payload type 33, RFC 2250)"))
-            } else if format.name == "mpeg-ts" {
-                emit(.note("MPEG-TS (detected: sync byte 0x47 every 188 bytes)"))
-            }
-            giveHeldRTCP(format.name == "rtp", emit: emit)
+            start(DepacketizerRegistry.choose(first: first, datagrams: datagrams, options: options), emit: emit)
         }
         inner!.push(chunk, arrivalMicros: arrivalMicros, truncated: truncated, emit: emit)
+    }
+
+    /// Keeps a run of misfits and judges it once it is long enough.
+    /// - Returns: true when the framing changed (the chunk was replayed into the new one).
+    private mutating func judge(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool, current: String,
+                                emit: (DepacketizerEvent) -> Void) -> Bool {
+        let fits = Self.fits(chunk, current)
+        fitsInARow = fits ? fitsInARow + 1 : 0
+        if fitsInARow >= 3 {
+            misfits.removeAll()
+            misfitCount = 0
+            return false
+        }
+        guard !fits || !misfits.isEmpty else { return false }
+        // Once a run of misfits starts, every datagram is kept (a raw stream's middle
+        // datagrams may look like RTP by chance) until three fit in a row.
+        misfits.append((Array(chunk.bindMemory(to: UInt8.self)), arrivalMicros, truncated))
+        if !fits { misfitCount += 1 }
+        guard misfitCount >= Self.redecideAfter else { return false }
+        let run = misfits
+        misfits.removeAll()
+        misfitCount = 0
+        guard let format = DepacketizerRegistry.formats.first(where: { $0.name != current && FramingEvidence.shows($0.name, in: run.map(\.bytes)) }) else {
+            framing.garbageRuns += 1
+            return false
+        }
+        framing.changes += 1
+        for (m, v) in inner!.counts { retired[m, default: 0] += v }
+        inner = nil
+        emit(.restart(reason: "the sender's framing changed (\(Self.redecideAfter) datagrams in a row were not \(current), and they carry \(format.name))"))
+        start(format, emit: emit)
+        // All of the run, as it came: a raw stream's middle datagrams may look like RTP by chance.
+        for d in run {
+            d.bytes.withUnsafeBytes { inner!.push($0, arrivalMicros: d.arrivalMicros, truncated: d.truncated, emit: emit) }
+        }
+        return true
+    }
+
+    /// Makes the depacketizer of `format`, says what was detected, and gives it held RTCP.
+    private mutating func start(_ format: DepacketizerRegistry.Format, emit: (DepacketizerEvent) -> Void) {
+        inner = format.make(options, datagrams, idleFlushMicros)
+        if format.name == "rtp" {
+            emit(.note("RTP\(options.transport == .auto ? " (detected: version 2, dynamic payload type)" : "")"))
+        } else if format.name == "rtp-mpegts" {
+            emit(.note("MPEG-TS in RTP (detected: payload type 33, RFC 2250)"))
+        } else if format.name == "mpeg-ts" {
+            emit(.note("MPEG-TS (detected: sync byte 0x47 every 188 bytes)"))
+        }
+        giveHeldRTCP(format.name == "rtp", emit: emit)
     }
 
     private mutating func giveHeldRTCP(_ wanted: Bool, emit: (DepacketizerEvent) -> Void) {
@@ -139,6 +165,8 @@ public struct AutoDepacketizer: Depacketizer {
     public mutating func notePictureSplit() { inner?.notePictureSplit() }
     public var counts: [Metric: Int] {
         var c = retired
+        c[.framingChanges] = framing.changes
+        c[.garbageRuns] = framing.garbageRuns
         for (m, v) in inner?.counts ?? [:] { c[m, default: 0] += v }
         return c
     }

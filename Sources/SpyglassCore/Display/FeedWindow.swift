@@ -273,6 +273,9 @@ import Foundation
         }
         var refused: [String] = []
         if s.disallowed > 0 { refused.append("\(s.disallowed) disallowed") }
+        if s.otherSenderDatagrams > 0 { refused.append("\(s.otherSenderDatagrams) from another sender") }
+        if s.framingChanges > 0 { refused.append("framing changes \(s.framingChanges)") }
+        if s.garbageRuns > 0 { refused.append("garbage runs \(s.garbageRuns)") }
         if s.truncatedDatagrams > 0 { refused.append("\(s.truncatedDatagrams) truncated") }
         if s.oversizeNALUnits + s.oversizeAccessUnits > 0 { refused.append("\(s.oversizeNALUnits + s.oversizeAccessUnits) oversize") }
         if s.emptyDatagrams > 0 { refused.append("\(s.emptyDatagrams) empty") }

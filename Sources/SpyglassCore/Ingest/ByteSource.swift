@@ -34,6 +34,12 @@ public struct SourceCounters: Equatable, Sendable, Codable {
     public var connections = 0
     /// Datagrams or connections refused by `--allow-from`.
     public var disallowed = 0
+    /// Datagrams from another sender than the one the port listens to (``SenderLatch``): a
+    /// flood or a stray sender, dropped before any parsing.
+    public var otherSender = 0
+    /// Times another sender took a UDP port over after 100 ms of silence, or the previous one
+    /// took it back (``SenderLatch``).
+    public var senderTakeovers = 0
     /// Datagrams on the RTCP port (RTP port + 1) that are not RTCP (RFC 3550 §6: version 2, packet
     /// type 192–223; RFC 5761 §4): dropped before the media path, counted as malformed RTCP.
     public var notRTCP = 0

@@ -35,6 +35,8 @@ public final class UDPSource: ByteSource {
     /// header now and then, never takes port + 1 from a neighbouring feed.
     private var rtpCandidate: (ssrc: UInt32, sequence: UInt16)?
     private let bindHost: String?
+    /// The sender this port listens to (the first heard, until it falls silent for 100 ms).
+    private var latch = SenderLatch<UDPPeer>()
 
     /// Joins a multicast group (IP_ADD_MEMBERSHIP / IPV6_JOIN_GROUP).
     private static func join(_ fd: Int32, group: AddressPrefix, interface: String?, label: String) throws {
@@ -119,20 +121,36 @@ public final class UDPSource: ByteSource {
         }
     }
 
-    /// Waits up to `timeoutMicros` µs for one datagram and reads it into `buffer` (at most
-    /// ``readBufferBytes``).
+    /// Waits up to `timeoutMicros` µs for one datagram of the stream's sender and reads it into
+    /// `buffer` (at most ``readBufferBytes``).
+    ///
+    /// Datagrams refused by `--allow-from`, or from another sender than the established one
+    /// (``SenderLatch``), are dropped and counted, and the wait goes on: a flood from another
+    /// socket wakes the pipeline for nothing.
     /// - Returns: `.data` with the arrival time (µs, ``MonotonicClock``) and whether the datagram
-    ///   was cut; `.emptyDatagram` for a zero-length one; `.timeout` when none came, on
-    ///   EINTR/EAGAIN, or when the sender is refused by `--allow-from`; `.end` after ``close()``.
+    ///   was cut; `.emptyDatagram` for a zero-length one; `.timeout` when none came (or on
+    ///   EINTR/EAGAIN); `.end` after ``close()``.
     /// - Throws: ``SourceError/read(_:)`` ("…: recv failed: …") on any other receive error.
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {
+        let deadline = MonotonicClock.nowMicros() + UInt64(max(0, timeoutMicros))
+        var wait = timeoutMicros
+        while true {
+            if let event = try readOnce(into: buffer, timeoutMicros: wait) { return event }
+            let now = MonotonicClock.nowMicros()
+            guard now < deadline else { return .timeout }
+            wait = Int(deadline - now)
+        }
+    }
+
+    /// One wait and one datagram; nil when the datagram was refused (counted).
+    private func readOnce(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent? {
         guard fd >= 0 else { return .end }
         let ready = waitReadable(timeoutMicros)
         if ready.rtcp, let rtcp {
             let refusedBefore = rtcp.notRTCP
             let got = rtcp.receive(into: buffer, arrivalMicros: MonotonicClock.nowMicros())
             counters.notRTCP += rtcp.notRTCP - refusedBefore
-            guard let n = got else { return .timeout }
+            guard let n = got else { return nil }
             // RTCP goes on in band: the RTP depacketizer tells it apart (RFC 5761 §4).
             return .data(count: n, arrivalMicros: MonotonicClock.nowMicros(), truncated: false)
         }
@@ -158,9 +176,14 @@ public final class UDPSource: ByteSource {
             let address = withUnsafePointer(to: &peer) { AddressPrefix.addressBytes(UnsafeRawPointer($0)) }
             if !allowFrom.contains(where: { $0.contains(address) }) {
                 counters.disallowed += 1
-                return .timeout
+                return nil
             }
         }
+        guard latch.admit(withUnsafePointer(to: &peer) { UDPPeer(UnsafeRawPointer($0)) }, nowMicros: now) else {
+            counters.otherSender += 1
+            return nil
+        }
+        counters.senderTakeovers = latch.takeovers
         if n == 0 {
             counters.emptyDatagrams += 1
             return .emptyDatagram

@@ -429,7 +429,7 @@ final class FeedLoop {
         let s = source.counters
         metrics.publish(group: "source", [.datagrams: s.datagrams, .bytes: s.bytes, .emptyDatagrams: s.emptyDatagrams,
                                           .truncatedDatagrams: s.truncatedDatagrams, .connections: s.connections,
-                                          .disallowed: s.disallowed, .malformedRTCP: s.notRTCP])
+                                          .disallowed: s.disallowed, .otherSender: s.otherSender, .senderTakeovers: s.senderTakeovers, .malformedRTCP: s.notRTCP])
         if let l = s.srt { publishSRT(l) }
         metrics.publish(group: "depacketizer", depacketizer.counts)
         metrics.publish(group: "assembly", stage.counts)

@@ -91,6 +91,10 @@ public struct FeedSummary: Codable, Sendable {
     public var damagedNALUnits = 0
     /// RTP payloads whose structure was malformed or unsupported.
     public var malformedPayloads = 0
+    /// Times the detected framing changed (RTP, Annex B, MPEG-TS), and runs of
+    /// ``AutoDepacketizer/redecideAfter`` datagrams that fitted no framing and changed nothing.
+    public var framingChanges = 0
+    public var garbageRuns = 0
     /// Sender restarts followed (new SSRC, sequence reset, a new TCP sender).
     public var resets = 0
     /// Times the codec an SDP or `--codec` named was not the stream's (at most once per run:
@@ -100,6 +104,11 @@ public struct FeedSummary: Codable, Sendable {
     public var disconnects = 0
     /// Datagrams or connections refused by `--allow-from`.
     public var disallowed = 0
+    /// Datagrams from another sender than the one the port listens to, dropped (a flood, a
+    /// stray sender; ``Metric/otherSender``).
+    public var otherSenderDatagrams = 0
+    /// Times another sender took the port over, or the previous one took it back.
+    public var senderTakeovers = 0
     /// Units or access units skipped while waiting for a random access point after a join.
     public var skippedBeforeRandomAccess = 0
     /// Median time libavcodec took per picture, ms (nil with no frames), from the decode histogram.
@@ -148,6 +157,8 @@ public struct FeedSummary: Codable, Sendable {
         tsPackets = m[.tsPackets]; tsContinuityErrors = m[.tsContinuityErrors]; tsPacketsDropped = m[.tsPacketsDropped]
         datagrams = m[.datagrams]; bytes = m[.bytes]; emptyDatagrams = m[.emptyDatagrams]
         truncatedDatagrams = m[.truncatedDatagrams]; connections = m[.connections]; disallowed = m[.disallowed]
+        otherSenderDatagrams = m[.otherSender]; senderTakeovers = m[.senderTakeovers]
+        framingChanges = m[.framingChanges]; garbageRuns = m[.garbageRuns]
         junkBytes = m[.junkBytes]; zeroLengthNALUnits = m[.zeroLengthNALUnits]; oversizeNALUnits = m[.oversizeNALUnits]
         idleFlushes = m[.idleFlushes]; prematureIdleFlushes = m[.cutNALUnits]; picturesSplit = m[.picturesSplit]
         rtpPackets = m[.rtpPackets]; notRTP = m[.notRTP]; datagramsLost = m[.packetsLost]
@@ -190,9 +201,13 @@ public struct FeedSummary: Codable, Sendable {
         if damagedNALUnits > 0 { extra.append("\(damagedNALUnits) NAL units damaged by lost fragments") }
         if malformedPayloads > 0 { extra.append("\(malformedPayloads) malformed or unsupported RTP payloads") }
         if resets > 0 { extra.append("\(resets) resets") }
+        if framingChanges > 0 { extra.append("\(framingChanges) framing changes") }
+        if garbageRuns > 0 { extra.append("\(garbageRuns) runs of \(AutoDepacketizer.redecideAfter) datagrams that fitted no framing") }
         if codecMismatches > 0 { extra.append("the named codec was not the stream's") }
         if disconnects > 0 { extra.append("\(disconnects) disconnects") }
         if disallowed > 0 { extra.append("\(disallowed) from disallowed senders") }
+        if otherSenderDatagrams > 0 { extra.append("\(otherSenderDatagrams) datagrams from another sender dropped") }
+        if senderTakeovers > 0 { extra.append("the port changed senders \(senderTakeovers) times") }
         if skippedBeforeRandomAccess > 0 { extra.append("\(skippedBeforeRandomAccess) skipped before a random access point") }
         if concealedFrames > 0 { extra.append("\(concealedFrames) concealed") }
         if damagedAccessUnits > 0 { extra.append("\(damagedAccessUnits) damaged AUs") }

@@ -6,6 +6,16 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     // Source (UDP datagrams, or reads of a byte stream).
     case datagrams, bytes, emptyDatagrams = "empty_datagrams", truncatedDatagrams = "truncated_datagrams"
     case connections, disallowed
+    /// UDP datagrams from another sender than the one the port listens to (``SenderLatch``):
+    /// dropped before any parsing.
+    case otherSender = "other_sender_datagrams"
+    /// Times another sender took a UDP port over (the established one silent for 100 ms), or the
+    /// one it took over from took it back (``SenderLatch``).
+    case senderTakeovers = "sender_takeovers"
+    /// Framing detection (``AutoDepacketizer``): times the framing changed (a sender that
+    /// restarted with another one), and runs of datagrams that fitted no framing (garbage, a
+    /// flood) and changed nothing.
+    case framingChanges = "framing_changes", garbageRuns = "garbage_runs"
     // Annex B depacketizer.
     case junkBytes = "junk_bytes", zeroLengthNALUnits = "zero_length_nal_units", oversizeNALUnits = "oversize_nal_units"
     case idleFlushes = "idle_flushes", cutNALUnits = "cut_nal_units"

@@ -12,16 +12,97 @@ import Testing
         #expect(v.captureWallMicros == now - 5_000 && v.source == .sei && v.note == nil)
     }
 
+    /// Judges frames 33 ms apart whose transit (arrival − capture) is `transits[i]` µs; returns
+    /// each frame's verdict.
+    static func judge(_ c: inout CaptureClock, transits: [Int64], from start: UInt64)
+        -> [(captureWallMicros: UInt64, source: CaptureSource, note: String?)] {
+        transits.enumerated().map { i, t in
+            let arrival = start + UInt64(i) * 33_333
+            return c.judge(captureWallMicros: UInt64(Int64(arrival) - t), arrivalWallMicros: arrival)
+        }
+    }
+
     @Test(arguments: [3_000_000 as Int64, -3_000_000])
     func aSenderThreeSecondsOffIsNamedOnceAndGivesNoFigure(offset: Int64) throws {
         var c = CaptureClock()
-        let first = c.judge(captureWallMicros: UInt64(Int64(now) - 4_000 + offset), arrivalWallMicros: now)
-        #expect(first.captureWallMicros == 0 && first.source == .clockOffset)
-        let note = try #require(first.note)
+        // A sender `offset` ahead: its stamps are `offset` late, the transit `offset` short.
+        let v = Self.judge(&c, transits: Array(repeating: 4_000 - offset, count: 3 * CaptureClock.evidenceFrames), from: now)
+        #expect(v.allSatisfy { $0.captureWallMicros == 0 }, "no figure at all, not even before the verdict")
+        let notes = v.compactMap(\.note)
+        #expect(notes.count == 1, "said once: \(notes)")
+        let note = try #require(notes.first)
         #expect(note.contains(offset > 0 ? "ahead of ours" : "behind ours"), "\(note)")
+        #expect(v[CaptureClock.evidenceFrames - 1].note != nil, "named at the end of the first run of evidence")
+        #expect(v.last?.source == .clockOffset)
         #expect(c.estimatedOffsetMicros.map { abs($0 - offset) < 10_000 } == true)
-        let later = c.judge(captureWallMicros: UInt64(Int64(now) + 33_000 - 4_000 + offset), arrivalWallMicros: now + 33_000)
-        #expect(later.captureWallMicros == 0 && later.note == nil, "said once; no figure afterwards")
+    }
+
+    /// Issue 17, fault 5: a backlog on our side (frames read ever later, up to 3 s behind, then
+    /// caught up) is not a clock offset. No frame gives an impossible figure; once the backlog
+    /// has drained the figures come back on their own within ``CaptureClock/evidenceFrames``
+    /// frames (half a second at 30 fps), and a real offset after that is still found.
+    @Test func aBacklogThatGrowsThenDrainsGivesGlassToGlassBackOnItsOwn() throws {
+        var c = CaptureClock()
+        let grow = (0..<90).map { Int64(5_000 + $0 * 33_000) }          // 5 ms → about 3 s in 3 s
+        let hold = Array(repeating: Int64(3_000_000), count: 30)
+        let drain = (0..<30).map { Int64(3_000_000 - $0 * 100_000) }    // caught up in 1 s
+        let calm = Array(repeating: Int64(8_000), count: 60)
+        let v = Self.judge(&c, transits: grow + hold + drain + calm, from: now)
+        for (i, f) in v.enumerated() where f.captureWallMicros > 0 {
+            let arrival = now + UInt64(i) * 33_333
+            #expect(f.captureWallMicros <= arrival && arrival - f.captureWallMicros <= 2_000_000, "frame \(i): a believable figure only")
+        }
+        // The last frame over 2 s, then the first figure after it.
+        let lastLate = try #require((grow + hold + drain).lastIndex { $0 > CaptureClock.plausibleTransitMicros })
+        let back = try #require(v.indices.first { $0 > lastLate && v[$0].captureWallMicros > 0 })
+        #expect(back - lastLate <= CaptureClock.evidenceFrames + 1, "glass-to-glass back \(back - lastLate) frames after the backlog")
+        #expect(v.suffix(30).allSatisfy { $0.source == .sei && $0.captureWallMicros > 0 }, "and it stays")
+        #expect(c.estimatedOffsetMicros == nil)
+        // A real offset afterwards: named, no figure.
+        let off = Self.judge(&c, transits: Array(repeating: 3_005_000, count: 2 * CaptureClock.evidenceFrames), from: now + 10_000_000)
+        #expect(off.suffix(CaptureClock.evidenceFrames).allSatisfy { $0.source == .clockOffset && $0.captureWallMicros == 0 })
+        #expect(c.estimatedOffsetMicros.map { abs($0 + 3_005_000) < 10_000 } == true)
+    }
+
+    /// The overload of issue 17 as it reached the clock: the receiver stalled for 3 s, then read
+    /// its backlog at catch-up speed (a frame a millisecond, each 32 ms less late than the one
+    /// before). No offset is named at all, and the figures come back as soon as the frames are
+    /// believable again (it used to name "about -2963 ms behind ours" and give none for good).
+    @Test func aStallReadOutAtCatchUpSpeedNamesNoOffset() {
+        var c = CaptureClock()
+        var frames: [(arrival: UInt64, transit: Int64)] = (0..<30).map { (now + UInt64($0) * 33_333, 5_000) }
+        let resumed = now + 30 * 33_333 + 3_000_000
+        frames += (0..<94).map { (resumed + UInt64($0) * 1_000, max(5_000, 3_000_000 - Int64($0) * 32_000)) }
+        frames += (0..<30).map { (resumed + 94_000 + UInt64($0) * 33_333, 5_000) }
+        let v = frames.map { c.judge(captureWallMicros: UInt64(Int64($0.arrival) - $0.transit), arrivalWallMicros: $0.arrival) }
+        #expect(v.allSatisfy { $0.note == nil }, "\(v.compactMap(\.note))")
+        #expect(c.estimatedOffsetMicros == nil)
+        let firstBelievable = frames.firstIndex { $0.arrival >= resumed && $0.transit <= CaptureClock.plausibleTransitMicros }!
+        #expect(v[firstBelievable...].allSatisfy { $0.captureWallMicros > 0 && $0.source == .sei })
+    }
+
+    /// A short spike of late frames (fewer than ``CaptureClock/evidenceFrames``) never calls
+    /// the clocks off: those frames give no figure, the next ones do.
+    @Test func aShortSpikeOfLateFramesIsNoOffset() {
+        var c = CaptureClock()
+        let spike = Array(repeating: Int64(2_500_000), count: CaptureClock.evidenceFrames - 1)
+        let v = Self.judge(&c, transits: [5_000] + spike + [5_000], from: now)
+        #expect(v.allSatisfy { $0.note == nil } && c.estimatedOffsetMicros == nil)
+        #expect(v.first?.captureWallMicros ?? 0 > 0 && v.last?.captureWallMicros ?? 0 > 0)
+        #expect(v.dropFirst().dropLast().allSatisfy { $0.captureWallMicros == 0 })
+    }
+
+    /// A sender whose clock is stepped right (chrony catching up) gets glass-to-glass back,
+    /// with one line saying so.
+    @Test func anOffsetThatGoesAwayIsForgotten() throws {
+        var c = CaptureClock()
+        let n = CaptureClock.evidenceFrames
+        let v = Self.judge(&c, transits: Array(repeating: -3_000_000, count: 2 * n) + Array(repeating: 6_000, count: 2 * n), from: now)
+        let notes = v.compactMap(\.note)
+        #expect(notes.count == 2, "\(notes)")
+        #expect(notes.last?.contains("agree with our clock again") == true)
+        #expect(v.suffix(n - 1).allSatisfy { $0.captureWallMicros > 0 && $0.source == .sei })
+        #expect(c.estimatedOffsetMicros == nil)
     }
 
     @Test func aKnownOffsetIsCorrected() {

@@ -103,7 +103,10 @@ import Glibc
             var absolute = CaptureClock()
             #expect(absolute.judge(captureWallMicros: now - 5_000, arrivalWallMicros: now, origin: origin).source == origin)
             var late = CaptureClock()
-            #expect(late.judge(captureWallMicros: now + 50_000, arrivalWallMicros: now, origin: origin).source == .clockOffset)
+            let verdicts = (0..<CaptureClock.evidenceFrames).map { i in
+                late.judge(captureWallMicros: now + 50_000 + UInt64(i) * 33_000, arrivalWallMicros: now + UInt64(i) * 33_000, origin: origin)
+            }
+            #expect(verdicts.allSatisfy { $0.captureWallMicros == 0 } && verdicts.last?.source == .clockOffset)
             var relative = CaptureClock(mode: .relative)
             #expect(relative.judge(captureWallMicros: now + 3_000_000, arrivalWallMicros: now, origin: origin).source == origin.relative)
         }

@@ -190,6 +190,9 @@ import Glibc
         #expect(through, "tools/impair passed the stream on within 10 s")
         p.terminate()   // it sends what it still holds, then exits
         p.waitUntilExit()
+        // The clean part comes from another socket: a new sender, heard once the relay has been
+        // silent as long as a port waits before it lets another sender take over (SenderLatch).
+        usleep(UInt32(SenderLatch<UDPPeer>.takeoverSilenceMicros))
         for g in clean { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
         return h.finish()
     }

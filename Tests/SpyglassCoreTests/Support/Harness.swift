@@ -96,10 +96,24 @@ final class Harness: Sendable {
 
 /// Sends test data to 127.0.0.1 over UDP or TCP.
 enum Sender {
-    /// One UDP datagram per element of `datagrams`, to 127.0.0.1:port, optionally pausing.
-    static func udp(port: UInt16, datagrams: [[UInt8]], pauseMicros: (Int) -> Int = { _ in 0 }, yieldEvery: Int = 64) {
-        let s = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(s) }
+    /// One socket per destination port: one sender is one transport address, as a real encoder's
+    /// (a receiver listens to one sender at a time, ``SenderLatch``).
+    private static let sockets = Mutex<[UInt16: Int32]>([:])
+
+    /// A new UDP socket: another sender than ``udp(port:datagrams:pauseMicros:yieldEvery:via:)``'s
+    /// own (close it when done).
+    static func newUDPSocket() -> Int32 { socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0) }
+
+    /// One UDP datagram per element of `datagrams`, to 127.0.0.1:port, optionally pausing; from
+    /// the port's own sender socket, or from `fd`.
+    static func udp(port: UInt16, datagrams: [[UInt8]], pauseMicros: (Int) -> Int = { _ in 0 }, yieldEvery: Int = 64,
+                    via fd: Int32? = nil) {
+        let s = fd ?? sockets.withLock { all in
+            if let s = all[port] { return s }
+            let s = newUDPSocket()
+            all[port] = s
+            return s
+        }
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_port = port.bigEndian

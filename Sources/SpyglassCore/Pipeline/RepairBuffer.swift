@@ -40,10 +40,20 @@ public struct RepairBuffer {
         bytes += au.byteCount
     }
 
+    /// What ``replace(_:endingAt:)`` changed.
+    public struct Replacement {
+        /// The access units to decode again, from the IDR/IRAP to the newest.
+        public var accessUnits: [AccessUnit]
+        /// Where in ``accessUnits`` the one that now holds the whole unit is.
+        public var repairedAt: Int
+        /// The access unit that now holds the whole unit.
+        public var repaired: AccessUnit { accessUnits[repairedAt] }
+    }
+
     /// Puts `unit` in place of the unit that ended at `micros`.
-    /// - Returns: the access units to decode again, from the IDR/IRAP to the newest, or nil when
-    ///   the cut unit is not held (too old, beyond the caps, or before the first IDR/IRAP).
-    public mutating func replace(_ unit: NALUnit, endingAt micros: UInt64) -> [AccessUnit]? {
+    /// - Returns: the access units to decode again and which of them changed, or nil when the
+    ///   cut unit is not held (too old, beyond the caps, or before the first IDR/IRAP).
+    public mutating func replace(_ unit: NALUnit, endingAt micros: UInt64) -> Replacement? {
         for i in held.indices.reversed() {
             // The cut unit is the last one its flush passed on: other units of the same read end
             // at the same time, so it is the last of them.
@@ -52,7 +62,7 @@ public struct RepairBuffer {
             bytes += whole.bytes.count - held[i].units[k].bytes.count
             held[i].units[k] = whole
             held[i].damaged = held[i].units.contains { $0.damaged }
-            return held
+            return Replacement(accessUnits: held, repairedAt: i)
         }
         return nil
     }

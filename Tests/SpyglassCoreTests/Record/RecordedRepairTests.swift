@@ -12,22 +12,40 @@ import Glibc
 @Suite(.serialized) struct RecordedRepairTests {
     /// The capture sent (one slice per picture: every cut lands in a picture's last slice).
     static let capture = "test/h264-baseline.h264"
-    /// A stall this long inside a NAL unit is longer than any wait the receiver learns (50 ms at most).
-    static let stallMicros = 60_000
-
-    /// The stream as 1–7 byte writes; before each write in the returned set the sender stalls.
-    /// A stall sits 10 bytes before the end of each access unit in `stallsIn` (inside its slice).
-    private static func dribble(_ aus: [[UInt8]], stallsIn: Set<Int>, seed: UInt64) -> (chunks: [[UInt8]], stalls: Set<Int>) {
+    /// The stream as 1–7 byte writes, and where the sender stalls: before write `at`, until access
+    /// unit `unit` (cut 10 bytes before its end, inside its slice) is in the recording's index.
+    /// Waiting for that event, not a time, makes sure the receiver saw the stall: an idle flush
+    /// cut the slice and the cut access unit went out.
+    private static func dribble(_ aus: [[UInt8]], stallsIn: Set<Int>, seed: UInt64) -> (chunks: [[UInt8]], stalls: [Int: Int]) {
         var chunks: [[UInt8]] = []
-        var stalls: Set<Int> = []
+        var stalls: [Int: Int] = [:]
         for (i, au) in aus.enumerated() {
             let cut = stallsIn.contains(i) ? au.count - 10 : au.count
             chunks += Sender.randomCuts(Array(au[..<cut]), sizes: 1...7, seed: seed + UInt64(i))
             guard cut < au.count else { continue }
-            stalls.insert(chunks.count)
+            stalls[chunks.count] = i
             chunks += Sender.randomCuts(Array(au[cut...]), sizes: 1...7, seed: seed + 1000 + UInt64(i))
         }
         return (chunks, stalls)
+    }
+
+    /// Writes `chunks` to `fd`, stalling as ``dribble(_:stallsIn:seed:)`` said (the sender's
+    /// stall, as a starved encoder's; it ends on the receiver's event). Returns the bytes written.
+    private static func send(_ chunks: [[UInt8]], stalls: [Int: Int], fd: Int32, recording: String) -> Int {
+        var written = 0
+        for (i, c) in chunks.enumerated() {
+            if let unit = stalls[i] {
+                #expect(Wait.until(timeoutSeconds: 30) { (RecordingIndex.load(streamPath: recording)?.entries.count ?? 0) > unit },
+                        "access unit \(unit), cut by the stall, was recorded")
+            }
+            written += max(0, c.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, c.count, Int32(MSG_NOSIGNAL)) })
+        }
+        return written
+    }
+
+    /// The first position where `a` and `b` differ (the shorter one's count when one is a prefix of the other).
+    private static func firstDifference(_ a: [Fixtures.FrameHash], _ b: [Fixtures.FrameHash]) -> Int {
+        zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
     }
 
     /// Starts `spyglass play tcp://127.0.0.1:PORT?listen` recording to `base`, and connects to it.
@@ -49,8 +67,8 @@ import Glibc
                                                                     "--summary", base + ".json"])
         try #require(fd >= 0)
         let (chunks, stalls) = Self.dribble(aus, stallsIn: [4, 13, 27, 38], seed: 61)
-        // The stalls are the sender's (a starved encoder), on purpose: not a wait.
-        Sender.tcpWrite(fd: fd, chunks: chunks) { stalls.contains($0) ? Self.stallMicros : 0 }
+        _ = Self.send(chunks, stalls: stalls, fd: fd, recording: base + ".h264")
+        close(fd)
         let (rc, err) = child.wait(timeoutSeconds: 120)
         #expect(rc == 0, "\(err)")
         let summary = try JSONDecoder().decode(FeedSummary.self, from: Data(contentsOf: URL(fileURLWithPath: base + ".json")))
@@ -76,25 +94,23 @@ import Glibc
             let (child, fd) = try Self.startReceiver(base: base, extra: ["--timeout", "30"])
             try #require(fd >= 0)
             let (chunks, stalls) = Self.dribble(Array(aus[...last]), stallsIn: stallsIn, seed: UInt64(run) * 7919)
-            var off = 0
             // Written without closing: the receiver is killed, the sender does not leave.
-            for (i, c) in chunks.enumerated() {
-                if stalls.contains(i) { usleep(UInt32(Self.stallMicros)) }   // the sender's stall, on purpose
-                off += c.withUnsafeBytes { send(fd, $0.baseAddress, c.count, Int32(MSG_NOSIGNAL)) }
-            }
+            let written = Self.send(chunks, stalls: stalls, fd: fd, recording: base + ".h264")
             // Every access unit sent is in the index: the repairs, which come before the next access unit, were recorded.
             #expect(Wait.until(timeoutSeconds: 30) { (RecordingIndex.load(streamPath: base + ".h264")?.entries.count ?? 0) > last },
                     "run \(run): all \(last + 1) access units recorded")
             kill(child.process.processIdentifier, SIGKILL)
-            _ = child.wait()
+            let (_, err) = child.wait()
             close(fd)
-            #expect(off == chunks.reduce(0) { $0 + $1.count })
+            #expect(written == chunks.reduce(0) { $0 + $1.count })
             let want = Array(expected.prefix(last + 1))
-            #expect(try Fixtures.ffmpegFrameMD5(base + ".h264") == want, "run \(run): stalls in \(stallsIn.sorted()) of 0...\(last)")
+            let recorded = try Fixtures.ffmpegFrameMD5(base + ".h264")
+            #expect(recorded == want, "run \(run): stalls in \(stallsIn.sorted()) of 0...\(last); first wrong picture \(Self.firstDifference(recorded, want)): \(err)")
             let replay = try RecordingSource(streamPath: base + ".h264", untimed: true)
             let h = Harness(source: replay, options: ReceiverOptions())
             h.start()
-            #expect(h.finish().hashes == want, "run \(run): the replay too")
+            let replayed = h.finish().hashes
+            #expect(replayed == want, "run \(run): the replay too; first wrong picture \(Self.firstDifference(replayed, want))")
         }
     }
 }

@@ -33,6 +33,54 @@ import Glibc
         #expect(r.hashes == expected, "every access unit's final picture equals ffmpeg's")
     }
 
+    /// Where in a picture of several slices the sender stalls.
+    enum SliceStall: String, CaseIterable, CustomTestStringConvertible {
+        /// Inside the first slice: the flush cuts it (repaired), and the other slices come after the picture went out.
+        case insideTheFirstSlice
+        /// After the first slice, before the next one's start code: a clean flush between two slices.
+        case betweenTwoSlices
+        var testDescription: String { rawValue }
+    }
+
+    /// A TCP sender writing 1–7 bytes at a time that stalls inside a picture of 4 slices: the
+    /// idle flush ends the picture early, and the slices that come after it are put back in it
+    /// (decoded again from the last IDR/IRAP) instead of going on as a picture of their own.
+    @Test(arguments: ["test/h264-high-4slices.h264", "test/h265-4slices.h265"], SliceStall.allCases)
+    func aPictureSplitByAStallIsPutBackWhole(name: String, stall: SliceStall) throws {
+        let path = Fixtures.capture(name)
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let aus = AccessUnitAssembler.accessUnits(ofAnnexB: try Fixtures.bytes(path)).1
+        let tcp = try TCPSource(listenOn: "127.0.0.1", port: 0)
+        let port = tcp.listeningPort
+        var o = Harness.liveOptions(frames: 10_000, idleFlushMicros: 1_000)
+        o.timeoutSeconds = 1
+        let h = Harness(source: tcp, options: o)
+        h.start()
+        let fd = Sender.tcpConnect(port: port)
+        try #require(fd >= 0)
+        let stalled = [7, 19, 36]
+        for (i, au) in aus.enumerated() {
+            let bytes = au.annexB()
+            // Start code + first unit(s) up to the first slice, then the stall point in or after it.
+            let firstSlice = try #require(au.units.firstIndex { $0.header?.isVCL == true })
+            let before = au.units[..<firstSlice].reduce(0) { $0 + 4 + $1.bytes.count }
+            let sliceBytes = au.units[firstSlice].bytes.count
+            let at = stall == .insideTheFirstSlice ? before + 4 + sliceBytes / 2 : before + 4 + sliceBytes
+            let split = stalled.contains(i) ? at : bytes.count
+            Sender.tcpWrite(fd: fd, chunks: Sender.randomCuts(Array(bytes[..<split]), sizes: 1...7, seed: UInt64(i)), closing: false)
+            guard split < bytes.count else { continue }
+            // The sender stalls until the receiver has shown the picture the idle flush closed early.
+            #expect(h.waitForFrames(i + 1, timeoutSeconds: 30), "access unit \(i) went out after its first slice")
+            Sender.tcpWrite(fd: fd, chunks: Sender.randomCuts(Array(bytes[split...]), sizes: 1...7, seed: UInt64(i) + 99), closing: false)
+        }
+        close(fd)
+        let r = h.finish()
+        #expect(r.summary.picturesSplit >= stalled.count, "the stalls split pictures")
+        if stall == .insideTheFirstSlice { #expect(r.summary.prematureIdleFlushes >= stalled.count, "and cut their first slices") }
+        #expect(r.summary.repairsFailed == 0)
+        #expect(r.hashes == expected, "every picture, put back whole, equals ffmpeg's")
+    }
+
     @Test func theRepairBufferStartsAtAnIDRAndKeepsToItsCaps() {
         var b = RepairBuffer(maxBytes: 1 << 20, maxCount: 3)
         func au(_ i: Int, rap: Bool) -> AccessUnit {

@@ -28,7 +28,8 @@ public struct AccessUnitAssembler {
         /// Access units dropped because their SPS was over the picture-size cap.
         public var refusedAccessUnits = 0
         /// Pictures cut in two by a flush (idle gap or burst end): a slice of the picture
-        /// arrived after its access unit had been closed. Both parts went on, marked damaged.
+        /// arrived after its access unit had been closed. The rest goes on marked damaged and
+        /// ``AccessUnit/isSplitFragment`` (the feed puts it back in the picture when it can).
         public var picturesSplit = 0
     }
 
@@ -65,6 +66,8 @@ public struct AccessUnitAssembler {
     private var recoveryFrameCount: Int?
     private var allIntra = true
     private var cutDamaged = false
+    /// The access unit in progress holds slices a flush split off the picture before it.
+    private var splitFragment = false
     /// An access unit was dropped (over a cap): the next one goes on damaged.
     private var damageNext = false
 
@@ -114,6 +117,7 @@ public struct AccessUnitAssembler {
                 // The flush came between two slices of one picture: the rest of it is a fragment.
                 counters.picturesSplit += 1
                 damaged = true
+                splitFragment = true
                 onSplit()
             }
             // Parameter sets or SEI held after a slice, and this slice continues the picture:
@@ -310,6 +314,7 @@ public struct AccessUnitAssembler {
         out.sliceCount = pendingSlices
         out.recoveryFrameCount = recoveryFrameCount
         out.isAllIntra = allIntra
+        out.isSplitFragment = splitFragment
         return out
     }
 
@@ -327,6 +332,7 @@ public struct AccessUnitAssembler {
         recoveryFrameCount = nil
         allIntra = true
         cutDamaged = false
+        splitFragment = false
     }
 }
 

@@ -201,6 +201,7 @@ final class FeedLoop {
     // MARK: - access units to the decoder
 
     private func accessUnit(_ au: AccessUnit, _ store: ParameterSetStore) {
+        if au.isSplitFragment && putBack(au, store) { return }
         let original = au
         observers.accessUnit?(au, store)
         depacketizer.noteAccessUnit(slices: au.sliceCount)
@@ -268,13 +269,31 @@ final class FeedLoop {
             Log.info("a NAL unit cut by an idle flush came again whole, but its picture is not held for decoding again (none since the last IDR/IRAP, or past the cap): it stays marked damaged until a clean IDR/IRAP")
             return
         }
+        decodeAgain(replacement, store, what: "a NAL unit cut by an idle flush")
+    }
+
+    /// The slices a flush split off a picture that already went out (``AccessUnit/isSplitFragment``):
+    /// put them back in its access unit and decode again from the last IDR/IRAP, as a repair does.
+    /// - Returns: false when that picture is not held: the fragment goes on as a picture of its own, damaged.
+    private func putBack(_ fragment: AccessUnit, _ store: ParameterSetStore) -> Bool {
+        guard !perNAL, decoder != nil, let replacement = repairBuffer.merge(fragment) else { return false }
+        // Past the budget the picture stays as shown, without these slices: what follows is on damaged references.
+        if !decodeAgain(replacement, store, what: "a picture a flush had split") { gate.noteDamageAfterTheFact() }
+        return true
+    }
+
+    /// Tells the observers (the recorder) of the repaired access unit, then decodes again from
+    /// the IDR/IRAP within the repair budget.
+    /// - Returns: false when the budget (or the decoder) did not allow it.
+    @discardableResult
+    private func decodeAgain(_ replacement: RepairBuffer.Replacement, _ store: ParameterSetStore, what: String) -> Bool {
         observers.accessUnitRepaired?(replacement.repaired, store)
         guard takeRepairBudget(replacement.accessUnits.count) else {
             metrics.add(.repairsFailed)
-            Log.info("a NAL unit cut by an idle flush came again whole, but repairs have decoded too much again lately (\(Self.repairRefillPerSecond) access units a second at most): it stays marked damaged until a clean IDR/IRAP")
-            return
+            Log.info("\(what) came whole, but repairs have decoded too much again lately (\(Self.repairRefillPerSecond) access units a second at most): it stays marked damaged until a clean IDR/IRAP")
+            return false
         }
-        decodeAgain(replacement.accessUnits, store)
+        return redecode(replacement.accessUnits, store, what: what)
     }
 
     /// Takes `count` access units from the repair budget (refilled first); false when it has not that many.
@@ -288,12 +307,12 @@ final class FeedLoop {
     }
 
     /// Decodes `aus` (from an IDR/IRAP) again on a reopened decoder; only the newest picture is shown.
-    private func decodeAgain(_ aus: [AccessUnit], _ store: ParameterSetStore) {
-        guard let decoder, let first = aus.first else { return }
+    private func redecode(_ aus: [AccessUnit], _ store: ParameterSetStore, what: String) -> Bool {
+        guard let decoder, let first = aus.first else { return false }
         do { try decoder.reset(parameterSets: store.allUnits) } catch {
             metrics.add(.repairsFailed)
             Log.info("repair: the decoder could not be reopened: \(error)")
-            return
+            return false
         }
         sink.rewind(toAccessUnit: first.index)
         var frames: [DecodedFrame] = []
@@ -305,7 +324,8 @@ final class FeedLoop {
         }
         gate.noteRepaired()
         metrics.add(.repairs)
-        Log.info("repaired a NAL unit cut by an idle flush: decoded \(aus.count) access units again from the last IDR/IRAP")
+        Log.info("repaired \(what): decoded \(aus.count) access units again from the last IDR/IRAP")
+        return true
     }
 
     /// Once: pictures of several slices decode on 2 slice threads (bit-exact, no added delay).

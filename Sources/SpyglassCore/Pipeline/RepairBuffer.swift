@@ -67,6 +67,17 @@ public struct RepairBuffer {
         return nil
     }
 
+    /// Puts a fragment (``AccessUnit/isSplitFragment``) back in the picture it was split off,
+    /// the access unit held last.
+    /// - Returns: the access units to decode again and which of them changed, or nil when the
+    ///   access unit before the fragment is not the one held last (not decoded, or not held).
+    public mutating func merge(_ fragment: AccessUnit) -> Replacement? {
+        guard let i = held.indices.last, held[i].index == fragment.index - 1, held[i].codec == fragment.codec else { return nil }
+        held[i].append(fragment: fragment)
+        bytes += fragment.byteCount
+        return Replacement(accessUnits: held, repairedAt: i)
+    }
+
     /// Forgets everything (a sender restart, a codec change).
     public mutating func reset() {
         held.removeAll()

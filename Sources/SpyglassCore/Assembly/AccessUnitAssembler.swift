@@ -195,10 +195,12 @@ public struct AccessUnitAssembler {
     }
 
     /// Puts a unit passed on again whole (``NALUnit/repairs``) in place of its cut version, when
-    /// the cut one is still in the access unit in progress.
+    /// the cut one is still in the access unit in progress. A parameter set is stored again
+    /// whole in any case: the cut one was stored (or refused) when it came.
     /// - Returns: false when that unit is not pending (its access unit has gone out).
     public mutating func replacePending(_ unit: NALUnit, endingAt micros: UInt64) -> Bool {
         guard let whole = unit.parsed(as: codec) else { return false }
+        if let header = whole.header, header.isParameterSet { parameterSets.store(header: header, unit: whole.bytes) }
         // The cut unit is the last one its flush passed on (others of the same read end at the same time).
         if let i = held.lastIndex(where: { $0.lastByteMicros == micros }) {
             held[i] = whole

@@ -81,6 +81,35 @@ import Glibc
         #expect(r.hashes == expected, "every picture, put back whole, equals ffmpeg's")
     }
 
+    /// A TCP sender that stalls inside the stream's SPS: the idle flush passes it on cut (it
+    /// cannot be read), and when the rest comes the whole one is what the decoder gets.
+    @Test(arguments: ["test/h264-baseline.h264", "test/h265-main.h265"])
+    func aParameterSetCutByAStallIsTakenWhole(name: String) throws {
+        let path = Fixtures.capture(name)
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let (codec, aus, _) = AccessUnitAssembler.accessUnits(ofAnnexB: try Fixtures.bytes(path))
+        let bytes = aus.flatMap { $0.annexB() }
+        let units = aus.flatMap(\.units)
+        let sps = try #require(units.firstIndex { $0.header?.type == (codec == .h264 ? 7 : 33) })
+        // Each unit follows a 4-byte start code (AccessUnit.annexB): the middle of the SPS.
+        let at = units[..<sps].reduce(0) { $0 + 4 + $1.bytes.count } + 4 + units[sps].bytes.count / 2
+        let tcp = try TCPSource(listenOn: "127.0.0.1", port: 0)
+        let port = tcp.listeningPort
+        var o = Harness.liveOptions(frames: 10_000, idleFlushMicros: 1_000)
+        o.timeoutSeconds = 1
+        let h = Harness(source: tcp, options: o)
+        h.start()
+        let fd = Sender.tcpConnect(port: port)
+        try #require(fd >= 0)
+        Sender.tcpWrite(fd: fd, chunks: Sender.randomCuts(Array(bytes[..<at]), sizes: 1...7, seed: 5), closing: false)
+        // The sender stalls until the receiver's idle flush has passed the SPS on cut.
+        #expect(Wait.until(timeoutSeconds: 30) { h.pipeline.summary.idleFlushes >= 1 }, "an idle flush ended the SPS")
+        Sender.tcpWrite(fd: fd, chunks: Sender.randomCuts(Array(bytes[at...]), sizes: 1...7, seed: 6))
+        let r = h.finish()
+        #expect(r.summary.prematureIdleFlushes >= 1 && r.summary.repairs >= 1, "the SPS was cut, and repaired")
+        #expect(r.hashes == expected, "every picture from the first IDR on equals ffmpeg's")
+    }
+
     @Test func theRepairBufferStartsAtAnIDRAndKeepsToItsCaps() {
         var b = RepairBuffer(maxBytes: 1 << 20, maxCount: 3)
         func au(_ i: Int, rap: Bool) -> AccessUnit {

@@ -10,6 +10,9 @@ public struct RepairBuffer {
     private var held: [AccessUnit] = []
     private var bytes = 0
     private var valid = false
+    /// The newest access unit index the last one held stands for: its own, or that of the last
+    /// fragment put back in it (a picture split twice has two).
+    private var newestIndex: Int?
 
     /// - Parameters:
     ///   - maxBytes: most bytes kept.
@@ -38,6 +41,7 @@ public struct RepairBuffer {
         }
         held.append(au)
         bytes += au.byteCount
+        newestIndex = au.index
     }
 
     /// What ``replace(_:endingAt:)`` changed.
@@ -68,13 +72,14 @@ public struct RepairBuffer {
     }
 
     /// Puts a fragment (``AccessUnit/isSplitFragment``) back in the picture it was split off,
-    /// the access unit held last.
+    /// the access unit held last (the one just before it, or with the fragments before it).
     /// - Returns: the access units to decode again and which of them changed, or nil when the
     ///   access unit before the fragment is not the one held last (not decoded, or not held).
     public mutating func merge(_ fragment: AccessUnit) -> Replacement? {
-        guard let i = held.indices.last, held[i].index == fragment.index - 1, held[i].codec == fragment.codec else { return nil }
+        guard let i = held.indices.last, newestIndex == fragment.index - 1, held[i].codec == fragment.codec else { return nil }
         held[i].append(fragment: fragment)
         bytes += fragment.byteCount
+        newestIndex = fragment.index
         return Replacement(accessUnits: held, repairedAt: i)
     }
 
@@ -83,5 +88,6 @@ public struct RepairBuffer {
         held.removeAll()
         bytes = 0
         valid = false
+        newestIndex = nil
     }
 }

@@ -124,6 +124,14 @@ import Glibc
         #expect(again?.accessUnits.map(\.index) == [1, 2])
         #expect(again?.repaired.index == 2, "the access unit that held the cut unit")
         #expect(again?.accessUnits.last?.units.first?.bytes == [0x41, 0x88, 0x99])
+        // A picture split twice: both fragments go back in it.
+        var fragment = au(3, rap: false)
+        fragment.isSplitFragment = true
+        #expect(b.merge(fragment)?.repaired.units.count == 2)
+        fragment.index = 4
+        #expect(b.merge(fragment)?.accessUnits.map(\.units.count) == [1, 3], "the second fragment joins the same picture")
+        fragment.index = 6
+        #expect(b.merge(fragment) == nil, "a fragment not after the last one held")
         b.keep(au(3, rap: false)); b.keep(au(4, rap: false))
         #expect(b.count == 0, "past the cap it holds nothing until the next IDR")
         #expect(b.replace(NALUnit(bytes: [0x41]), endingAt: 5) == nil)

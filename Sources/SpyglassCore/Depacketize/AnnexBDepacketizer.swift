@@ -43,8 +43,9 @@ public struct AnnexBDepacketizer: Depacketizer {
             let pause = arrivalMicros - min(arrivalMicros, previousDataMicros)
             emit(.cut(unitLastByteMicros: cutEnd, pauseMicros: pause))
             let raised = policy.noteCut(pauseMicros: Int(clamping: pause))
-            emit(.note(String(format: "an idle flush cut a NAL unit (the sender paused %.1f ms inside it): now waiting %.1f ms after a %@ datagram",
-                              Double(pause) / 1000, Double(raised.micros) / 1000, raised.afterShortDatagram ? "short" : "full-size")))
+            let after = !datagrams ? "data" : raised.afterShortDatagram ? "a short datagram" : "a full-size datagram"
+            emit(.note(String(format: "an idle flush cut a NAL unit (the sender paused %.1f ms inside it): now waiting %.1f ms after %@",
+                              Double(pause) / 1000, Double(raised.micros) / 1000, after)))
         } else if awaitingFlushVerdict {
             awaitingFlushVerdict = false
             if let lowered = policy.noteCleanFlush() {

@@ -48,14 +48,21 @@ import Glibc
         zip(a, b).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? min(a.count, b.count)
     }
 
-    /// Starts `spyglass play tcp://127.0.0.1:PORT?listen` recording to `base`, and connects to it.
+    /// Starts `spyglass play tcp://127.0.0.1:PORT?listen` recording to `base`, and connects once
+    /// it says it listens: then the port is its own (another test may take a free port first;
+    /// the child then fails to bind, and another port is tried).
     private static func startReceiver(base: String, extra: [String]) throws -> (Fixtures.Child, Int32) {
-        let port = try Sender.freeTCPPort()
-        let child = try Fixtures.start(Fixtures.spyglassBinary, ["play", "tcp://127.0.0.1:\(port)?listen", "--display", "none",
-                                                                 "--idle-flush-ms", "1", "--record", base] + extra)
-        #expect(Wait.until(timeoutSeconds: 30) { Fixtures.tcpPortIsListening(port) || !child.process.isRunning },
-                "spyglass play listens on tcp port \(port)")
-        return (child, Sender.tcpConnect(port: port))
+        for _ in 0..<5 {
+            let port = try Sender.freeTCPPort()
+            let child = try Fixtures.start(Fixtures.spyglassBinary, ["play", "tcp://127.0.0.1:\(port)?listen", "--display", "none",
+                                                                     "--idle-flush-ms", "1", "--record", base] + extra)
+            let listening = { ((try? String(contentsOfFile: child.errPath, encoding: .utf8)) ?? "").contains("waiting for a sender on port \(port)") }
+            #expect(Wait.until(timeoutSeconds: 30) { listening() || !child.process.isRunning }, "spyglass play started")
+            if listening() { return (child, Sender.tcpConnect(port: port)) }
+            _ = child.wait()
+        }
+        Issue.record("spyglass play could not listen on any of 5 free tcp ports")
+        throw CancellationError()
     }
 
     @Test func theRecordingHoldsTheRepairedUnitsAndDecodesToWhatWasShown() throws {
@@ -103,6 +110,10 @@ import Glibc
             let (_, err) = child.wait()
             close(fd)
             #expect(written == chunks.reduce(0) { $0 + $1.count })
+            guard FileManager.default.fileExists(atPath: base + ".h264") else {
+                Issue.record("run \(run): nothing recorded: \(err)")
+                continue
+            }
             let want = Array(expected.prefix(last + 1))
             let recorded = try Fixtures.ffmpegFrameMD5(base + ".h264")
             #expect(recorded == want, "run \(run): stalls in \(stallsIn.sorted()) of 0...\(last); first wrong picture \(Self.firstDifference(recorded, want)): \(err)")

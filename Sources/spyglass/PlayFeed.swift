@@ -51,16 +51,18 @@ final class PlayFeed {
         let report = self.report
         var observers = FeedObservers()
         if let flight {
-            observers.accessUnit = { au, store in
-                // The wall-clock time of the access unit's last byte: replay maps recorded times with it.
+            // The wall-clock time of the access unit's last byte: replay maps recorded times with it.
+            let wall = { (au: AccessUnit) -> UInt64 in
                 let now = MonotonicClock.nowMicros()
-                let wall = MonotonicClock.wallMicros() - (now > au.lastByteMicros ? now - au.lastByteMicros : 0)
-                flight.record(au, parameterSets: store.allUnits, wallMicros: wall)
+                return MonotonicClock.wallMicros() - (now > au.lastByteMicros ? now - au.lastByteMicros : 0)
             }
+            observers.accessUnit = { au, store in flight.record(au, parameterSets: store.allUnits, wallMicros: wall(au)) }
+            observers.accessUnitRepaired = { au, store in flight.replace(au, parameterSets: store.allUnits, wallMicros: wall(au)) }
             observers.end = { _ in
                 flight.close()
                 if flight.error != nil { report.fail(nil) } else {
-                    report.note("recorded \(flight.accessUnits) access units, \(flight.bytes) bytes to \(flight.files.joined(separator: ", "))")
+                    report.note("recorded \(flight.accessUnits) access units, \(flight.bytes) bytes to \(flight.files.joined(separator: ", "))"
+                                + (flight.rewritten > 0 ? " (\(flight.rewritten) rewritten with a repaired NAL unit)" : ""))
                 }
             }
         }

@@ -59,12 +59,27 @@ public struct AccessUnit: Sendable {
     /// the slice headers. An intra picture that is not IDR/IRAP (periodic intra pictures, a
     /// recording cut in the middle) is where a decoder can start when no better point comes.
     public var isAllIntra = false
+    /// The slices a flush split off the picture of the access unit before this one (a slice of
+    /// that picture came after it had gone out, ``AccessUnitAssembler/Counters/picturesSplit``):
+    /// they belong to that picture, and the feed puts them back in it.
+    public var isSplitFragment = false
 
     /// True when a decoder can start here: an IDR/IRAP picture or a recovery point.
     public var isJoinPoint: Bool { isRandomAccessPoint || recoveryFrameCount != nil }
 
     /// Total payload bytes (without start codes).
     public var byteCount: Int { units.reduce(0) { $0 + $1.bytes.count } }
+
+    /// Takes in the slices a flush split off this picture (``isSplitFragment``), in stream order.
+    public mutating func append(fragment: AccessUnit) {
+        units += fragment.units
+        sliceCount += fragment.sliceCount
+        hasParameterSets = hasParameterSets || fragment.hasParameterSets
+        isAllIntra = isAllIntra && fragment.isAllIntra
+        lastByteMicros = fragment.lastByteMicros
+        completeMicros = fragment.completeMicros
+        damaged = units.contains { $0.damaged }
+    }
 
     /// The access unit as an Annex B byte stream (4-byte start codes), for libavcodec or a file.
     /// - Parameter prefix: units to put first (for example stored parameter sets).

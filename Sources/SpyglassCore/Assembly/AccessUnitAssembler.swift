@@ -28,7 +28,8 @@ public struct AccessUnitAssembler {
         /// Access units dropped because their SPS was over the picture-size cap.
         public var refusedAccessUnits = 0
         /// Pictures cut in two by a flush (idle gap or burst end): a slice of the picture
-        /// arrived after its access unit had been closed. Both parts went on, marked damaged.
+        /// arrived after its access unit had been closed. The rest goes on marked damaged and
+        /// ``AccessUnit/isSplitFragment`` (the feed puts it back in the picture when it can).
         public var picturesSplit = 0
     }
 
@@ -65,6 +66,8 @@ public struct AccessUnitAssembler {
     private var recoveryFrameCount: Int?
     private var allIntra = true
     private var cutDamaged = false
+    /// The access unit in progress holds slices a flush split off the picture before it.
+    private var splitFragment = false
     /// An access unit was dropped (over a cap): the next one goes on damaged.
     private var damageNext = false
 
@@ -114,6 +117,7 @@ public struct AccessUnitAssembler {
                 // The flush came between two slices of one picture: the rest of it is a fragment.
                 counters.picturesSplit += 1
                 damaged = true
+                splitFragment = true
                 onSplit()
             }
             // Parameter sets or SEI held after a slice, and this slice continues the picture:
@@ -191,10 +195,12 @@ public struct AccessUnitAssembler {
     }
 
     /// Puts a unit passed on again whole (``NALUnit/repairs``) in place of its cut version, when
-    /// the cut one is still in the access unit in progress.
+    /// the cut one is still in the access unit in progress. A parameter set is stored again
+    /// whole in any case: the cut one was stored (or refused) when it came.
     /// - Returns: false when that unit is not pending (its access unit has gone out).
     public mutating func replacePending(_ unit: NALUnit, endingAt micros: UInt64) -> Bool {
         guard let whole = unit.parsed(as: codec) else { return false }
+        if let header = whole.header, header.isParameterSet { parameterSets.store(header: header, unit: whole.bytes) }
         // The cut unit is the last one its flush passed on (others of the same read end at the same time).
         if let i = held.lastIndex(where: { $0.lastByteMicros == micros }) {
             held[i] = whole
@@ -310,6 +316,7 @@ public struct AccessUnitAssembler {
         out.sliceCount = pendingSlices
         out.recoveryFrameCount = recoveryFrameCount
         out.isAllIntra = allIntra
+        out.isSplitFragment = splitFragment
         return out
     }
 
@@ -327,6 +334,7 @@ public struct AccessUnitAssembler {
         recoveryFrameCount = nil
         allIntra = true
         cutDamaged = false
+        splitFragment = false
     }
 }
 

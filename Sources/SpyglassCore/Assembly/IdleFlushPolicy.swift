@@ -12,7 +12,10 @@
 ///   60 clean flushes in a row; after a full one, the mid-frame wait becomes twice the pause the
 ///   sender took (up to 50 ms), and halves only after 9000 clean flushes (5 minutes at 30 fps).
 ///   A sender or link that pauses mid-frame costs nothing once learned: frames still end at
-///   their short last datagram.
+///   their short last datagram. A byte stream (TCP, a pipe) has no datagram sizes: after a cut
+///   its wait becomes twice the pause seen (up to 50 ms; ``byteStreamMicros``), and halves only
+///   after 9000 clean flushes in a row, as the mid-frame wait does. There it is paid after every
+///   frame: it is the price of not cutting (and re-decoding from the last IDR) again.
 /// - **Burst end.** Once ``burstEndTrustCount`` flushes in a row after a short datagram were
 ///   clean (the next datagram began with a start code and no picture was split), and the
 ///   stream's near-full datagrams are nine times in ten exactly the full size (a sender that
@@ -39,6 +42,11 @@ public struct IdleFlushPolicy: Sendable {
     private var trustNeeded = IdleFlushPolicy.burstEndTrustCount
     /// Quiet time needed after a full-size datagram, µs (learned from mid-frame pauses).
     public private(set) var midFrameMicros = 4_000
+    /// Quiet time learned on a byte stream from the pauses that cut units, µs (0: none yet;
+    /// the base time applies).
+    public private(set) var byteStreamMicros = 0
+    /// A datagram was noted: the source delivers datagrams, not a byte stream.
+    private var sawDatagram = false
     private var cleanSinceMidFrameCut = 0
     private var lastSlices = 0
     private var nearFull = 0
@@ -55,6 +63,7 @@ public struct IdleFlushPolicy: Sendable {
 
     /// Notes one datagram's size (datagram sources only).
     public mutating func noteDatagram(size: Int) {
+        sawDatagram = true
         previousShort = lastDatagramShort
         lastDatagram = size
         // The full size is the largest of the recent datagrams (forgotten slowly).
@@ -94,14 +103,20 @@ public struct IdleFlushPolicy: Sendable {
         if datagrams && fullDatagram >= 256 && lastDatagram * 10 >= fullDatagram * 9 {
             return max(4 * currentMicros, midFrameMicros)
         }
-        return currentMicros
+        return datagrams ? currentMicros : max(currentMicros, byteStreamMicros)
     }
 
     /// A flush cut a unit; more of it came `pauseMicros` after the data before the flush.
     /// Call after ``noteDatagram(size:)`` of the datagram that showed the cut.
-    /// - Returns: which wait was raised (after a short or a full datagram) and its new value, µs.
+    /// - Returns: which wait was raised (after a short or a full datagram; on a byte stream,
+    ///   `afterShortDatagram` is false and the value is ``byteStreamMicros``) and its new value, µs.
     public mutating func noteCut(pauseMicros: Int) -> (afterShortDatagram: Bool, micros: Int) {
         cleanFlushes = 0
+        if !sawDatagram {
+            cleanSinceMidFrameCut = 0
+            byteStreamMicros = min(50_000, max(byteStreamMicros * 2, 2 * pauseMicros, baseMicros + 1_000))
+            return (false, byteStreamMicros)
+        }
         if previousShort {
             // A short datagram that did not end the burst: no trust in burst ends for a while.
             if cleanAfterShort >= trustNeeded { trustNeeded = min(trustNeeded * 2, 1 << 20) }
@@ -138,9 +153,10 @@ public struct IdleFlushPolicy: Sendable {
     public mutating func noteCleanFlush() -> Int? {
         if previousShort { cleanAfterShort += 1 }
         cleanSinceMidFrameCut += 1
-        if cleanSinceMidFrameCut >= 9000 && midFrameMicros > 4_000 {
+        if cleanSinceMidFrameCut >= 9000 && (midFrameMicros > 4_000 || byteStreamMicros > 0) {
             cleanSinceMidFrameCut = 0
             midFrameMicros = max(4_000, midFrameMicros / 2)
+            byteStreamMicros = byteStreamMicros / 2 > baseMicros ? byteStreamMicros / 2 : 0
         }
         cleanFlushes += 1
         guard cleanFlushes >= 60, currentMicros > baseMicros else { return nil }

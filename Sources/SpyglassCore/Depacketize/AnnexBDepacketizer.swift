@@ -3,7 +3,8 @@
 /// input without waiting for the next start code (``IdleFlushPolicy``: idle flush, learned
 /// mid-frame waits, burst end).
 ///
-/// Events: units as the scanner completes them; ``DepacketizerEvent/accessUnitEnd(_:atMicros:minimumSlices:)``
+/// Events: units as the scanner completes them (after the cut the same bytes showed, if any);
+/// ``DepacketizerEvent/accessUnitEnd(_:atMicros:minimumSlices:)``
 /// with `.idleGap`, `.burstEnd` or `.endOfStream`; ``DepacketizerEvent/cut(unitLastByteMicros:pauseMicros:)``
 /// when bytes continue a unit an idle flush had ended.
 public struct AnnexBDepacketizer: Depacketizer {
@@ -15,6 +16,8 @@ public struct AnnexBDepacketizer: Depacketizer {
     private var lastDataMicros: UInt64 = 0
     /// An idle flush ended a unit; the next bytes tell whether it was whole.
     private var awaitingFlushVerdict = false
+    /// The units one push completed, passed on after the cut those bytes may show (kept to reuse its storage).
+    private var completed: [NALUnit] = []
 
     /// - Parameters:
     ///   - maxUnitBytes: cap on one NAL unit, bytes.
@@ -43,22 +46,32 @@ public struct AnnexBDepacketizer: Depacketizer {
         lastDataMicros = arrivalMicros
         if datagrams { policy.noteDatagram(size: chunk.count) }
         flushedSinceData = false
-        let outcome = scanner.push(chunk, arrivalMicros: arrivalMicros) { emit(.unit($0)) }
+        // The bytes that show a cut may also end the reopened unit: the cut is said first, so
+        // that its damage is noted before the whole unit repairs it.
+        var units = completed
+        completed = []
+        let outcome = scanner.push(chunk, arrivalMicros: arrivalMicros) { units.append($0) }
         if truncated { scanner.markDamaged() }
+        defer {
+            units.removeAll(keepingCapacity: true)
+            completed = units
+        }
         if let cutEnd = outcome.cutUnitLastByteMicros {
             // The sender paused inside a NAL unit for longer than the idle time: learn it.
             awaitingFlushVerdict = false
             let pause = arrivalMicros - min(arrivalMicros, previousDataMicros)
             emit(.cut(unitLastByteMicros: cutEnd, pauseMicros: pause))
             let raised = policy.noteCut(pauseMicros: Int(clamping: pause))
-            emit(.note(String(format: "an idle flush cut a NAL unit (the sender paused %.1f ms inside it): now waiting %.1f ms after a %@ datagram",
-                              Double(pause) / 1000, Double(raised.micros) / 1000, raised.afterShortDatagram ? "short" : "full-size")))
+            let after = !datagrams ? "data" : raised.afterShortDatagram ? "a short datagram" : "a full-size datagram"
+            emit(.note(String(format: "an idle flush cut a NAL unit (the sender paused %.1f ms inside it): now waiting %.1f ms after %@",
+                              Double(pause) / 1000, Double(raised.micros) / 1000, after)))
         } else if awaitingFlushVerdict {
             awaitingFlushVerdict = false
             if let lowered = policy.noteCleanFlush() {
                 emit(.note(String(format: "idle flush back to %.1f ms", Double(lowered) / 1000)))
             }
         }
+        for unit in units { emit(.unit(unit)) }
         if datagrams && policy.isBurstEnd {
             // The sender's last, short datagram of a burst: the NAL unit ends here, and the
             // access unit too once it has the slices the last pictures had.

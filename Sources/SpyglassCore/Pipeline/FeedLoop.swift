@@ -204,6 +204,7 @@ final class FeedLoop {
     // MARK: - access units to the decoder
 
     private func accessUnit(_ au: AccessUnit, _ store: ParameterSetStore) {
+        if au.isSplitFragment && putBack(au, store) { return }
         let original = au
         observers.accessUnit?(au, store)
         depacketizer.noteAccessUnit(slices: au.sliceCount)
@@ -258,34 +259,65 @@ final class FeedLoop {
                        captureWallMicros: capture) { deliver($0) }
     }
 
-    /// Once: pictures of several slices decode on 2 slice threads (bit-exact, no added delay).
     /// A unit an idle flush had passed on cut came again whole: put it in its access unit, and if
     /// that picture was already decoded, decode again from the last IDR/IRAP, showing only the
-    /// newest picture (framemd5 takes back and rewrites the re-decoded pictures).
+    /// newest picture (framemd5 takes back and rewrites the re-decoded pictures). The observers
+    /// (the recorder) get the repaired access unit in place of the one they had.
     private func repair(_ unit: NALUnit, replacing cutEnd: UInt64) {
         if stage.replacePending(unit, endingAt: cutEnd) {
             metrics.add(.repairs)
             return
         }
-        let now = MonotonicClock.nowMicros()
-        repairBudget = min(Double(Self.repairBudgetMax), repairBudget + Double(now - repairBudgetMicros) / 1e6 * Self.repairRefillPerSecond)
-        repairBudgetMicros = now
-        guard !perNAL, let decoder, let store = stage.parameterSets,
-              let aus = repairBuffer.replace(unit, endingAt: cutEnd), let first = aus.first else {
+        guard !perNAL, decoder != nil, let store = stage.parameterSets,
+              let replacement = repairBuffer.replace(unit, endingAt: cutEnd) else {
             metrics.add(.repairsFailed)
             Log.info("a NAL unit cut by an idle flush came again whole, but its picture is not held for decoding again (none since the last IDR/IRAP, or past the cap): it stays marked damaged until a clean IDR/IRAP")
             return
         }
-        guard Double(aus.count) <= repairBudget else {
+        decodeAgain(replacement, store, what: "a NAL unit cut by an idle flush")
+    }
+
+    /// The slices a flush split off a picture that already went out (``AccessUnit/isSplitFragment``):
+    /// put them back in its access unit and decode again from the last IDR/IRAP, as a repair does.
+    /// - Returns: false when that picture is not held: the fragment goes on as a picture of its own, damaged.
+    private func putBack(_ fragment: AccessUnit, _ store: ParameterSetStore) -> Bool {
+        guard !perNAL, decoder != nil, let replacement = repairBuffer.merge(fragment) else { return false }
+        // Past the budget the picture stays as shown, without these slices: what follows is on damaged references.
+        if !decodeAgain(replacement, store, what: "a picture a flush had split") { gate.noteDamageAfterTheFact() }
+        return true
+    }
+
+    /// Tells the observers (the recorder) of the repaired access unit, then decodes again from
+    /// the IDR/IRAP within the repair budget.
+    /// - Returns: false when the budget (or the decoder) did not allow it.
+    @discardableResult
+    private func decodeAgain(_ replacement: RepairBuffer.Replacement, _ store: ParameterSetStore, what: String) -> Bool {
+        observers.accessUnitRepaired?(replacement.repaired, store)
+        guard takeRepairBudget(replacement.accessUnits.count) else {
             metrics.add(.repairsFailed)
-            Log.info("a NAL unit cut by an idle flush came again whole, but repairs have decoded too much again lately (\(Self.repairRefillPerSecond) access units a second at most): it stays marked damaged until a clean IDR/IRAP")
-            return
+            Log.info("\(what) came whole, but repairs have decoded too much again lately (\(Self.repairRefillPerSecond) access units a second at most): it stays marked damaged until a clean IDR/IRAP")
+            return false
         }
-        repairBudget -= Double(aus.count)
+        return redecode(replacement.accessUnits, store, what: what)
+    }
+
+    /// Takes `count` access units from the repair budget (refilled first); false when it has not that many.
+    private func takeRepairBudget(_ count: Int) -> Bool {
+        let now = MonotonicClock.nowMicros()
+        repairBudget = min(Double(Self.repairBudgetMax), repairBudget + Double(now - repairBudgetMicros) / 1e6 * Self.repairRefillPerSecond)
+        repairBudgetMicros = now
+        guard Double(count) <= repairBudget else { return false }
+        repairBudget -= Double(count)
+        return true
+    }
+
+    /// Decodes `aus` (from an IDR/IRAP) again on a reopened decoder; only the newest picture is shown.
+    private func redecode(_ aus: [AccessUnit], _ store: ParameterSetStore, what: String) -> Bool {
+        guard let decoder, let first = aus.first else { return false }
         do { try decoder.reset(parameterSets: store.allUnits) } catch {
             metrics.add(.repairsFailed)
             Log.info("repair: the decoder could not be reopened: \(error)")
-            return
+            return false
         }
         sink.rewind(toAccessUnit: first.index)
         var frames: [DecodedFrame] = []
@@ -297,9 +329,11 @@ final class FeedLoop {
         }
         gate.noteRepaired()
         metrics.add(.repairs)
-        Log.info("repaired a NAL unit cut by an idle flush: decoded \(aus.count) access units again from the last IDR/IRAP")
+        Log.info("repaired \(what): decoded \(aus.count) access units again from the last IDR/IRAP")
+        return true
     }
 
+    /// Once: pictures of several slices decode on 2 slice threads (bit-exact, no added delay).
     private func chooseThreads(_ au: AccessUnit, _ store: ParameterSetStore) {
         threadsChosen = true
         // Not for H.265: FFmpeg 5.1's HEVC decoder can crash on a malformed stream with slice

@@ -147,6 +147,11 @@ final class FeedStatus: Sendable {
 public struct FeedObservers {
     /// Each complete access unit, with the parameter sets seen so far.
     public var accessUnit: ((AccessUnit, ParameterSetStore) -> Void)?
+    /// An access unit passed to ``accessUnit`` before, again (same ``AccessUnit/index``): a NAL
+    /// unit an idle flush had cut is back in it whole (the rest of it came). This version
+    /// replaces the one passed before; the recorder rewrites it. Called whether or not the
+    /// decoder could decode it again (the repair's budget), so that what is kept is what came.
+    public var accessUnitRepaired: ((AccessUnit, ParameterSetStore) -> Void)?
     /// Each datagram's (or read's) size, bytes.
     public var datagram: ((Int) -> Void)?
     /// The parameter sets, at the end of the run.

@@ -10,6 +10,9 @@ public struct RepairBuffer {
     private var held: [AccessUnit] = []
     private var bytes = 0
     private var valid = false
+    /// The newest access unit index the last one held stands for: its own, or that of the last
+    /// fragment put back in it (a picture split twice has two).
+    private var newestIndex: Int?
 
     /// - Parameters:
     ///   - maxBytes: most bytes kept.
@@ -38,12 +41,23 @@ public struct RepairBuffer {
         }
         held.append(au)
         bytes += au.byteCount
+        newestIndex = au.index
+    }
+
+    /// What ``replace(_:endingAt:)`` changed.
+    public struct Replacement {
+        /// The access units to decode again, from the IDR/IRAP to the newest.
+        public var accessUnits: [AccessUnit]
+        /// Where in ``accessUnits`` the one that now holds the whole unit is.
+        public var repairedAt: Int
+        /// The access unit that now holds the whole unit.
+        public var repaired: AccessUnit { accessUnits[repairedAt] }
     }
 
     /// Puts `unit` in place of the unit that ended at `micros`.
-    /// - Returns: the access units to decode again, from the IDR/IRAP to the newest, or nil when
-    ///   the cut unit is not held (too old, beyond the caps, or before the first IDR/IRAP).
-    public mutating func replace(_ unit: NALUnit, endingAt micros: UInt64) -> [AccessUnit]? {
+    /// - Returns: the access units to decode again and which of them changed, or nil when the
+    ///   cut unit is not held (too old, beyond the caps, or before the first IDR/IRAP).
+    public mutating func replace(_ unit: NALUnit, endingAt micros: UInt64) -> Replacement? {
         for i in held.indices.reversed() {
             // The cut unit is the last one its flush passed on: other units of the same read end
             // at the same time, so it is the last of them.
@@ -52,9 +66,21 @@ public struct RepairBuffer {
             bytes += whole.bytes.count - held[i].units[k].bytes.count
             held[i].units[k] = whole
             held[i].damaged = held[i].units.contains { $0.damaged }
-            return held
+            return Replacement(accessUnits: held, repairedAt: i)
         }
         return nil
+    }
+
+    /// Puts a fragment (``AccessUnit/isSplitFragment``) back in the picture it was split off,
+    /// the access unit held last (the one just before it, or with the fragments before it).
+    /// - Returns: the access units to decode again and which of them changed, or nil when the
+    ///   access unit before the fragment is not the one held last (not decoded, or not held).
+    public mutating func merge(_ fragment: AccessUnit) -> Replacement? {
+        guard let i = held.indices.last, newestIndex == fragment.index - 1, held[i].codec == fragment.codec else { return nil }
+        held[i].append(fragment: fragment)
+        bytes += fragment.byteCount
+        newestIndex = fragment.index
+        return Replacement(accessUnits: held, repairedAt: i)
     }
 
     /// Forgets everything (a sender restart, a codec change).
@@ -62,5 +88,6 @@ public struct RepairBuffer {
         held.removeAll()
         bytes = 0
         valid = false
+        newestIndex = nil
     }
 }

@@ -12,6 +12,12 @@ import Glibc
 /// entry whose bytes are not all in the stream file is dropped: what remains is exactly the
 /// access units completed before the end. Data written with `write(2)` survives the process.
 ///
+/// A repair (a NAL unit an idle flush had cut came whole: ``replace(_:parameterSets:wallMicros:)``)
+/// rewrites the access unit written last: the stream file is cut back to where it began, then
+/// the index, and it is written again as above. A `kill -9` in that moment loses that one
+/// access unit (its old line names bytes no longer in the file and is dropped on open), never
+/// one before it; the file never holds the cut version after its whole one.
+///
 /// Writing never stops live viewing: on an error (disk full, unwritable path) the recorder
 /// stops, reports once with how much was kept, and the receiver goes on.
 public final class Recorder {
@@ -29,11 +35,17 @@ public final class Recorder {
     public private(set) var bytes = 0
     /// Every stream file started (rotation makes several).
     public private(set) var files: [String] = []
+    /// Access units rewritten with a repaired NAL unit.
+    public private(set) var rewritten = 0
     /// The first error; recording stopped there.
     public private(set) var error: String?
     private var stream: Int32 = -1
     private var index: Int32 = -1
     private var offset = 0
+    /// Bytes in the index file.
+    private var indexOffset = 0
+    /// The access unit written last to this file: its index and where its bytes and line begin.
+    private var last: (index: Int, firstByteMicros: UInt64, offset: Int, indexOffset: Int)?
     private var fileStartMicros: UInt64 = 0
     private var codec: VideoCodec?
 
@@ -68,14 +80,48 @@ public final class Recorder {
             guard openFiles(codec: au.codec) else { return false }
             fileStartMicros = au.firstByteMicros
         }
-        let data = au.annexB(prefix: au.hasParameterSets ? [] : (offset == 0 ? parameterSets : []))
-        let line = "\(offset),\(data.count),\(au.firstByteMicros),\(au.lastByteMicros),\(wallMicros),\(au.captureWallMicros ?? 0),"
-            + "\(au.isRandomAccessPoint ? 1 : 0),\(recovery ? 1 : 0),\(au.damaged ? 1 : 0)\n"
-        guard write(index, Array(line.utf8)), write(stream, data) else {
+        return writeEntry(au, parameterSets: parameterSets, wallMicros: wallMicros)
+    }
+
+    /// Puts `au` in place of the access unit of the same index written last: a repair put a NAL
+    /// unit an idle flush had cut back whole. An access unit not written last (or in an earlier
+    /// file) is left as it was.
+    /// - Parameters:
+    ///   - au: the repaired access unit (``FeedObservers/accessUnitRepaired``).
+    ///   - parameterSets: as for ``record(_:parameterSets:wallMicros:)``.
+    ///   - wallMicros: wall-clock time of its last byte, µs since the epoch.
+    /// - Returns: false once recording has stopped on an error.
+    @discardableResult
+    public func replace(_ au: AccessUnit, parameterSets: [[UInt8]], wallMicros: UInt64) -> Bool {
+        guard error == nil else { return false }
+        guard stream >= 0, let last, last.index == au.index, last.firstByteMicros == au.firstByteMicros else { return true }
+        // The stream first: until the index is cut too, its last line names bytes no longer there.
+        guard ftruncate(stream, off_t(last.offset)) == 0, lseek(stream, off_t(last.offset), SEEK_SET) >= 0,
+              ftruncate(index, off_t(last.indexOffset)) == 0, lseek(index, off_t(last.indexOffset), SEEK_SET) >= 0 else {
             fail(errnoText())
             return false
         }
+        bytes -= offset - last.offset
+        offset = last.offset
+        indexOffset = last.indexOffset
+        accessUnits -= 1
+        rewritten += 1
+        return writeEntry(au, parameterSets: parameterSets, wallMicros: wallMicros)
+    }
+
+    /// Writes the index line, then the bytes, of one access unit at the end of the files.
+    private func writeEntry(_ au: AccessUnit, parameterSets: [[UInt8]], wallMicros: UInt64) -> Bool {
+        let recovery = au.recoveryFrameCount != nil
+        let data = au.annexB(prefix: au.hasParameterSets ? [] : (offset == 0 ? parameterSets : []))
+        let line = Array(("\(offset),\(data.count),\(au.firstByteMicros),\(au.lastByteMicros),\(wallMicros),\(au.captureWallMicros ?? 0),"
+            + "\(au.isRandomAccessPoint ? 1 : 0),\(recovery ? 1 : 0),\(au.damaged ? 1 : 0)\n").utf8)
+        guard write(index, line), write(stream, data) else {
+            fail(errnoText())
+            return false
+        }
+        last = (au.index, au.firstByteMicros, offset, indexOffset)
         offset += data.count
+        indexOffset += line.count
         bytes += data.count
         accessUnits += 1
         return true
@@ -101,6 +147,8 @@ public final class Recorder {
         streamPath = name
         files.append(name)
         offset = 0
+        indexOffset = Self.header.utf8.count
+        last = nil
         return true
     }
 

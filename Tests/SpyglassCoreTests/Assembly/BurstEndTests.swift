@@ -47,6 +47,19 @@ import Testing
         #expect(!(IdleFlushPolicy(baseMicros: 0).isBurstEnd), "no idle flushing, no burst ends")
     }
 
+    /// A byte stream (TCP, a pipe: no datagram sizes) learns from a cut too: the wait becomes
+    /// twice the pause, up to 50 ms, and stays after clean flushes that are not many enough.
+    @Test func aByteStreamWaitsLongerAfterACut() {
+        var p = IdleFlushPolicy(baseMicros: 1_000)
+        #expect(p.thresholdMicros(datagrams: false) == 1_000)
+        let raised = p.noteCut(pauseMicros: 7_000)
+        #expect(raised.micros == 14_000 && p.thresholdMicros(datagrams: false) == 14_000, "twice the pause the sender took")
+        for _ in 0..<100 { _ = p.noteCleanFlush() }
+        #expect(p.thresholdMicros(datagrams: false) == 14_000, "100 clean flushes do not lower it")
+        _ = p.noteCut(pauseMicros: 40_000)
+        #expect(p.thresholdMicros(datagrams: false) == 50_000, "at most 50 ms")
+    }
+
     /// A sender whose "full" datagrams wander by a few bytes is not packing: no trust, ever.
     @Test func wanderingFullSizesAreNeverTrusted() {
         var p = IdleFlushPolicy(baseMicros: 1_000)

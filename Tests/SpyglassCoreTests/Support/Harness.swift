@@ -131,8 +131,9 @@ enum Sender {
         }
     }
 
-    /// Writes all of `chunks` to a connected TCP socket `fd`, pausing as asked, then closes it.
-    static func tcpWrite(fd: Int32, chunks: [[UInt8]], pauseMicros: (Int) -> Int = { _ in 0 }) {
+    /// Writes all of `chunks` to a connected TCP socket `fd`, pausing as asked, then closes it
+    /// (unless `closing` is false).
+    static func tcpWrite(fd: Int32, chunks: [[UInt8]], pauseMicros: (Int) -> Int = { _ in 0 }, closing: Bool = true) {
         for (i, c) in chunks.enumerated() {
             let p = pauseMicros(i)
             if p > 0 { usleep(UInt32(p)) }
@@ -143,7 +144,7 @@ enum Sender {
                 off += n
             }
         }
-        close(fd)
+        if closing { close(fd) }
     }
 
     /// A UDP port on 127.0.0.1 that the kernel just handed out (and that is free again now).

@@ -393,7 +393,13 @@ final class FeedLoop {
     private func releaseDecoderIfSilent(_ now: UInt64) {
         let after = options.decoderIdleReleaseMicros
         guard decoderHoldsPictures, after > 0, source.deliversInRealTime, now >= lastDataMicros + after,
-              let decoder else { return }
+              decoder != nil else { return }
+        // 10 s of silence ends any picture in progress: it and the pictures held for reordering
+        // are shown first (with --idle-flush-ms 0 the last one waited for the next data).
+        depacketizer.finish(nowMicros: now) { events.append($0) }
+        route()
+        self.decoder?.drain { deliver($0) }
+        guard let decoder = self.decoder else { return }
         decoderHoldsPictures = false
         decoder.release(parameterSets: stage.parameterSets?.allUnits ?? [])
         repairBuffer.reset()

@@ -15,6 +15,8 @@ public struct AnnexBDepacketizer: Depacketizer {
     private var lastDataMicros: UInt64 = 0
     /// An idle flush ended a unit; the next bytes tell whether it was whole.
     private var awaitingFlushVerdict = false
+    /// When ``tick(nowMicros:emit:)`` last flushed on idle, on its clock, µs.
+    private var flushMicros: UInt64 = 0
 
     /// - Parameters:
     ///   - maxUnitBytes: cap on one NAL unit, bytes.
@@ -75,10 +77,11 @@ public struct AnnexBDepacketizer: Depacketizer {
     }
 
     public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
-        if flushedSinceData && nowMicros >= lastDataMicros + Self.cutUnitHoldMicros { scanner.forgetCutUnit() }
+        if flushedSinceData && nowMicros >= flushMicros + Self.cutUnitHoldMicros { scanner.forgetCutUnit() }
         let idle = policy.thresholdMicros(datagrams: datagrams)
         guard !flushedSinceData, idle > 0, nowMicros >= lastDataMicros + UInt64(idle) else { return }
         if scanner.flush(atMicros: nowMicros, reason: .idle, emit: { emit(.unit($0)) }) { awaitingFlushVerdict = true }
+        flushMicros = nowMicros
         emit(.accessUnitEnd(.idleGap, atMicros: nowMicros))
         flushedSinceData = true
     }

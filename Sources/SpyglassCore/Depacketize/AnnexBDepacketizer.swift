@@ -18,6 +18,8 @@ public struct AnnexBDepacketizer: Depacketizer {
     private var awaitingFlushVerdict = false
     /// The units one push completed, passed on after the cut those bytes may show (kept to reuse its storage).
     private var completed: [NALUnit] = []
+    /// When ``tick(nowMicros:emit:)`` last flushed on idle, on its clock, µs.
+    private var flushMicros: UInt64 = 0
 
     /// - Parameters:
     ///   - maxUnitBytes: cap on one NAL unit, bytes.
@@ -88,10 +90,11 @@ public struct AnnexBDepacketizer: Depacketizer {
     }
 
     public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
-        if flushedSinceData && nowMicros >= lastDataMicros + Self.cutUnitHoldMicros { scanner.forgetCutUnit() }
+        if flushedSinceData && nowMicros >= flushMicros + Self.cutUnitHoldMicros { scanner.forgetCutUnit() }
         let idle = policy.thresholdMicros(datagrams: datagrams)
         guard !flushedSinceData, idle > 0, nowMicros >= lastDataMicros + UInt64(idle) else { return }
         if scanner.flush(atMicros: nowMicros, reason: .idle, emit: { emit(.unit($0)) }) { awaitingFlushVerdict = true }
+        flushMicros = nowMicros
         emit(.accessUnitEnd(.idleGap, atMicros: nowMicros))
         flushedSinceData = true
     }

@@ -118,7 +118,7 @@ import Testing
         #expect(events.contains { if case .unit(let u) = $0 { return u.bytes.count > 100_000 } else { return false } })
         let held = d.retainedBytes
         #expect(held >= 100_000)
-        d.tick(nowMicros: 1 + AnnexBDepacketizer.cutUnitHoldMicros + 1) { events.append($0) }
+        d.tick(nowMicros: 100_000 + AnnexBDepacketizer.cutUnitHoldMicros) { events.append($0) }
         #expect(d.retainedBytes <= held - 100_000, "the cut unit's bytes are let go")
         events.removeAll()
         let tail: [UInt8] = [0x66, 0x77, 0, 0, 1, 0x41, 0x01]

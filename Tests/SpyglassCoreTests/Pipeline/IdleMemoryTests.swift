@@ -26,7 +26,7 @@ import Testing
         (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, send)
         #expect(rc == 0, "\(err)")
         #expect(h.waitForFrames(first + 40, timeoutSeconds: 20), "second stream: \(h.framesSoFar - first) frames")
-        #expect(Wait.until(timeoutSeconds: 5) { Self.opens(h) == 2 }, "the decoder opened again: \(Self.opens(h)) opens")
+        #expect(Wait.until(timeoutSeconds: 5) { Self.opens(h) >= 2 }, "the decoder opened again: \(Self.opens(h)) opens")
         #expect(Wait.until(timeoutSeconds: 20) { Self.releases(h) >= 2 }, "and closed again after it")
     }
 

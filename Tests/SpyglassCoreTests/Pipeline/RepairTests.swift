@@ -8,12 +8,9 @@ import Glibc
 /// A NAL unit cut by an idle flush is repaired when the rest of it comes: the picture and the
 /// ones after it are decoded again, and what is recorded equals ffmpeg.
 @Suite struct RepairTests {
-    /// A TCP sender that writes a few bytes at a time and stalls 60 ms (longer than any learned
-    /// wait) inside NAL units now and then.
-    @Test(arguments: ["test/h264-baseline.h264", "test/h265-main.h265"])
-    func aStallingTinyWriterOverTCPIsBitExact(name: String) throws {
-        let path = Fixtures.capture(name)
-        let expected = try Fixtures.ffmpegFrameMD5(path)
+    /// A live TCP feed (1 ms idle flush, ending 1 s after its sender goes) and a sender
+    /// connected to it: the harness and the sender's socket.
+    private static func startTCPFeed() throws -> (Harness, Int32) {
         let tcp = try TCPSource(listenOn: "127.0.0.1", port: 0)
         let port = tcp.listeningPort
         var o = Harness.liveOptions(frames: 10_000, idleFlushMicros: 1_000)
@@ -22,6 +19,16 @@ import Glibc
         h.start()
         let fd = Sender.tcpConnect(port: port)
         try #require(fd >= 0)
+        return (h, fd)
+    }
+
+    /// A TCP sender that writes a few bytes at a time and stalls 60 ms (longer than any learned
+    /// wait) inside NAL units now and then.
+    @Test(arguments: ["test/h264-baseline.h264", "test/h265-main.h265"])
+    func aStallingTinyWriterOverTCPIsBitExact(name: String) throws {
+        let path = Fixtures.capture(name)
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let (h, fd) = try Self.startTCPFeed()
         var rng = SeededRandom(seed: 11)
         let chunks = Sender.randomCuts(try Fixtures.bytes(path), sizes: 3...20, seed: 12)
         let stalls = Set((0..<8).map { _ in rng.next(in: 100...(chunks.count - 100)) })
@@ -50,14 +57,7 @@ import Glibc
         let path = Fixtures.capture(name)
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = AccessUnitAssembler.accessUnits(ofAnnexB: try Fixtures.bytes(path)).1
-        let tcp = try TCPSource(listenOn: "127.0.0.1", port: 0)
-        let port = tcp.listeningPort
-        var o = Harness.liveOptions(frames: 10_000, idleFlushMicros: 1_000)
-        o.timeoutSeconds = 1
-        let h = Harness(source: tcp, options: o)
-        h.start()
-        let fd = Sender.tcpConnect(port: port)
-        try #require(fd >= 0)
+        let (h, fd) = try Self.startTCPFeed()
         let stalled = [7, 19, 36]
         for (i, au) in aus.enumerated() {
             let bytes = au.annexB()
@@ -93,14 +93,7 @@ import Glibc
         let sps = try #require(units.firstIndex { $0.header?.type == (codec == .h264 ? 7 : 33) })
         // Each unit follows a 4-byte start code (AccessUnit.annexB): the middle of the SPS.
         let at = units[..<sps].reduce(0) { $0 + 4 + $1.bytes.count } + 4 + units[sps].bytes.count / 2
-        let tcp = try TCPSource(listenOn: "127.0.0.1", port: 0)
-        let port = tcp.listeningPort
-        var o = Harness.liveOptions(frames: 10_000, idleFlushMicros: 1_000)
-        o.timeoutSeconds = 1
-        let h = Harness(source: tcp, options: o)
-        h.start()
-        let fd = Sender.tcpConnect(port: port)
-        try #require(fd >= 0)
+        let (h, fd) = try Self.startTCPFeed()
         Sender.tcpWrite(fd: fd, chunks: Sender.randomCuts(Array(bytes[..<at]), sizes: 1...7, seed: 5), closing: false)
         // The sender stalls until the receiver's idle flush has passed the SPS on cut.
         #expect(Wait.until(timeoutSeconds: 30) { h.pipeline.summary.idleFlushes >= 1 }, "an idle flush ended the SPS")

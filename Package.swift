@@ -24,8 +24,13 @@ let package = Package(
         .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-openssl-dev"])]),
         // GNU extensions of glibc (ppoll, accept4) that Swift's Glibc module hides.
         .target(name: "CSystem"),
-        .target(name: "SpyglassCore", dependencies: ["CFFmpeg", "CSDL2", "CSystem", "CPcap", "CMicroHTTPD", "CSRT"]),
-        .executableTarget(name: "spyglass", dependencies: ["SpyglassCore"]),
-        .testTarget(name: "SpyglassCoreTests", dependencies: ["SpyglassCore", "CFFmpeg", "CSDL2"]),
+        // Annex B, NAL units, RBSP, bit reading, H.264/H.265 parameter sets and SEI: pure Swift, no C.
+        .target(name: "SpyglassBitstream"),
+        .target(name: "SpyglassCore", dependencies: ["SpyglassBitstream", "CFFmpeg", "CSDL2", "CSystem", "CPcap", "CMicroHTTPD", "CSRT"]),
+        .executableTarget(name: "spyglass", dependencies: ["SpyglassCore", "SpyglassBitstream"]),
+        // What every test target shares: the seeded random generator.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "SpyglassBitstreamTests", dependencies: ["SpyglassBitstream", "TestSupport"]),
+        .testTarget(name: "SpyglassCoreTests", dependencies: ["SpyglassCore", "SpyglassBitstream", "TestSupport", "CFFmpeg", "CSDL2"]),
     ]
 )

@@ -1,6 +1,7 @@
 // libFuzzer target: KLV (SMPTE ST 336) and the MISB ST 0601 local set, alone and as the payload
 // of a metadata PES (both stream types, cut into TS-sized pieces). Bad BER lengths, checksums
 // and cells must be drops, never a crash or unbounded memory.
+import SpyglassBitstream
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzKLV(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

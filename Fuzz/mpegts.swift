@@ -1,6 +1,7 @@
 // libFuzzer target: the MPEG-TS demultiplexer (and the Annex B scanner under it). Input: a
 // transport stream (or anything); the first byte picks how it is cut into pushes. Any cut must
 // give the same NAL units, and nothing may crash, hang or grow without bound.
+import SpyglassBitstream
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMPEGTS(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }

@@ -1,5 +1,6 @@
 import Foundation
 import SpyglassCore
+import SpyglassBitstream
 
 /// The link `spyglass bench` measures across: the receiver's opened source, where the sender
 /// sends and how it frames, and the server between them when the transport needs one.

@@ -3,6 +3,7 @@ import SpyglassCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import SpyglassBitstream
 #endif
 
 /// One feed of `play`: its pipeline, the sink chain in front of the window or headless end, and

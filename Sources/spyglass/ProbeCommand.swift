@@ -3,6 +3,7 @@ import SpyglassCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import SpyglassBitstream
 #endif
 
 let probeUsage = """

@@ -2,6 +2,7 @@ import Foundation
 import SpyglassCore
 #if canImport(Glibc)
 import Glibc
+import SpyglassBitstream
 #endif
 
 let sendUsage = """

@@ -1,5 +1,6 @@
 import Foundation
 import SpyglassCore
+import SpyglassBitstream
 
 // `spyglass` command line. Keep state in types: Swift 6 puts main.swift globals on the main actor.
 

@@ -1,5 +1,6 @@
 /// One coded picture with the non-VCL units that belong to it: an access unit
 /// (ITU-T H.264 §7.4.1.2.3, H.265 §7.4.2.4.4).
+import SpyglassBitstream
 public struct AccessUnit: Sendable {
     /// The rule that told the assembler this access unit was complete.
     public enum Completion: String, Sendable, Codable {

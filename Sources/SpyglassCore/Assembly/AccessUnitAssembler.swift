@@ -12,6 +12,7 @@
 ///
 /// Groups with no VCL unit never become access units: they are prefixes of the next picture,
 /// or, at the end of the stream, counted in ``Counters/unitsWithoutPicture`` and dropped.
+import SpyglassBitstream
 public struct AccessUnitAssembler {
     /// What the assembler counted.
     public struct Counters: Equatable, Sendable {

@@ -13,6 +13,7 @@
 ///   once. The SDP's `sprop-*` parameter sets are used only for the codec they belong to.
 /// - otherwise the NAL headers decide (``CodecDetector``), and a sender that switches codec is
 ///   followed.
+import SpyglassBitstream
 public struct AccessUnitStage {
     /// What the stage decided or produced.
     public enum Event {

@@ -9,6 +9,7 @@
 ///   `recovery_frame_cnt` pictures later), so that a picture on broken references is never
 ///   passed off as clean;
 /// - paces files and pipes at the stream's frame rate (``Pacer``); live sources are never paced.
+import SpyglassBitstream
 public struct DecodeGate {
     /// The answer for one access unit.
     public enum Verdict {

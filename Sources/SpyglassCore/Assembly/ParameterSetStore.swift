@@ -3,6 +3,7 @@
 /// Kept so that (1) slice headers can be read for picture boundaries (H.264 §7.4.1.2.4),
 /// (2) a decoder that is (re)opened mid-stream can be primed when a later IDR comes without
 /// its parameter sets, and (3) a change of SPS under the same id is noticed and logged.
+import SpyglassBitstream
 public struct ParameterSetStore: Sendable {
     /// The stream's codec: which NAL unit types are parameter sets (H.264 7/8, H.265 32/33/34).
     public let codec: VideoCodec

@@ -7,6 +7,7 @@
 ///
 /// It never waits forever: after `timeoutMicros` or `maxSkippedAccessUnits`, whatever comes
 /// is decoded (with concealment) rather than showing nothing.
+import SpyglassBitstream
 public struct RandomAccessGate {
     public let timeoutMicros: UInt64
     public let maxSkippedAccessUnits: Int

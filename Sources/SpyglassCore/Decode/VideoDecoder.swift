@@ -1,4 +1,5 @@
 import CFFmpeg
+import SpyglassBitstream
 
 /// libavcodec H.264/H.265 decoding in low-delay form.
 ///

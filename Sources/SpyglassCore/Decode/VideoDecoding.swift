@@ -1,5 +1,6 @@
 /// A decoder behind the pipeline's decode seam: access units (or, H.264 per-NAL, units) in,
 /// pictures out, on the calling thread. ``VideoDecoder`` (libavcodec) is the one Spyglass uses.
+import SpyglassBitstream
 public protocol VideoDecoding: AnyObject {
     /// The codec it decodes.
     var codec: VideoCodec { get }

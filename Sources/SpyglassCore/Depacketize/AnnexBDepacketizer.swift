@@ -7,6 +7,7 @@
 /// ``DepacketizerEvent/accessUnitEnd(_:atMicros:minimumSlices:)``
 /// with `.idleGap`, `.burstEnd` or `.endOfStream`; ``DepacketizerEvent/cut(unitLastByteMicros:pauseMicros:)``
 /// when bytes continue a unit an idle flush had ended.
+import SpyglassBitstream
 public struct AnnexBDepacketizer: Depacketizer {
     public var name: String { "annex-b" }
     private var scanner: AnnexBScanner

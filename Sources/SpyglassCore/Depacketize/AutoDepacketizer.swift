@@ -11,6 +11,7 @@
 /// run is counted (``Metric/garbageRuns``), so that random datagrams can never flip the framing
 /// back and forth. Each change is counted (``Metric/framingChanges``). (`--rtp` and `--raw` fix
 /// the framing.)
+import SpyglassBitstream
 public struct AutoDepacketizer: Depacketizer {
     private var inner: (any Depacketizer)?
     private let options: ReceiverOptions

@@ -1,6 +1,7 @@
 /// What a depacketizer says happened, in stream order.
 ///
 /// A stage says what it saw as an event; no later stage has to infer it by comparing counters.
+import SpyglassBitstream
 public enum DepacketizerEvent: Sendable {
     /// A complete NAL unit.
     case unit(NALUnit)

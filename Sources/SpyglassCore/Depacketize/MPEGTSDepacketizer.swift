@@ -20,6 +20,7 @@
 ///   time of the access unit with the same PTS (or, without a PTS, of the one in progress or next).
 /// - `continuity_counter` gaps on the video PID (§2.4.3.3) mark the access unit damaged and are
 ///   counted as TS loss; a repeated counter (a duplicate packet) is dropped.
+import SpyglassBitstream
 public struct MPEGTSDepacketizer: Depacketizer {
     public var name: String { "mpeg-ts" }
     public private(set) var codec: VideoCodec?

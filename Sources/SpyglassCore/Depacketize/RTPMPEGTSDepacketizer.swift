@@ -3,6 +3,7 @@
 /// ``SequenceTracker``) counts stray packets, loss, duplicates and restarts, and the payload, a
 /// whole number of 188-byte TS packets, goes on into the ``MPEGTSDepacketizer`` (whose
 /// continuity counters mark the damage).
+import SpyglassBitstream
 public struct RTPMPEGTSDepacketizer: Depacketizer {
     public var name: String { "rtp-mpegts" }
     /// RTP payload type of MPEG-2 transport streams (RFC 3551 §6, Table 5).

@@ -7,6 +7,7 @@
 /// RTCP arrives in band (the source passes on what its RTCP port or channel received; RFC 5761
 /// §4 tells the two apart). Its sender reports set the ``SenderClock``, and from then on every
 /// access unit gets a capture time from its RTP timestamp (``DepacketizerEvent/captureTime(wallMicros:source:)``).
+import SpyglassBitstream
 public struct RTPStreamDepacketizer: Depacketizer {
     public var name: String { "rtp" }
     private var rtp: RTPReceiver

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import SpyglassBitstream
 #endif
 
 /// The stages of one feed and the loop that drives them, on the feed's thread only.

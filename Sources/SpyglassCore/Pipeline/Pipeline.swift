@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import SpyglassBitstream
 import Glibc
 #endif
 import CSystem

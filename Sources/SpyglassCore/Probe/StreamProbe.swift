@@ -1,4 +1,5 @@
 import Foundation
+import SpyglassBitstream
 
 /// What a stream holds: codec, format, GOP structure, slices, B-frames, SEI, bitrate.
 /// Fed with every access unit the assembler completes (``observe(_:)``); `spyglass probe`

@@ -1,6 +1,7 @@
 /// The body of an aggregation packet, after its own header: H.264 STAP-A (RFC 6184 §5.7.1) and
 /// H.265 AP (RFC 7798 §4.4.2) are both a run of 16-bit network-order sizes, each followed by
 /// that many bytes of one NAL unit.
+import SpyglassBitstream
 enum AggregationPacket {
     /// Emits each NAL unit of `body` in order.
     /// - Parameter minUnitBytes: the smallest NAL unit (its header: 1 byte for H.264, 2 for H.265).

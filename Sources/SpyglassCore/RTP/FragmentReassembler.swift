@@ -7,6 +7,7 @@
 /// are dropped. Every such case is counted once per unit: the fragments that still come of a
 /// unit given up (lost start, loss, size) are dropped without being counted again, up to its
 /// end fragment or the next start.
+import SpyglassBitstream
 struct FragmentReassembler {
     private var bytes: [UInt8] = []
     private var firstByteMicros: UInt64 = 0

@@ -5,6 +5,7 @@
 /// - FU-A, type 28: FU indicator (F, NRI, 28) + FU header (S, E, R, type); the NAL header is
 ///   rebuilt from F|NRI and the FU type (§5.8); see ``FragmentReassembler`` for lost fragments.
 /// - STAP-B, MTAP16/24, FU-B (interleaved mode, types 25...27, 29) are counted as unsupported.
+import SpyglassBitstream
 public struct H264Depacketizer: PayloadDepacketizer {
     public private(set) var counters = DepacketizerCounters()
     private var fragments: FragmentReassembler

@@ -5,6 +5,7 @@
 /// - Fragmentation unit (FU), type 49: 2-byte payload header + FU header (S, E, type 6 bits);
 ///   the NAL header is the payload header with the FU type put back (§4.4.3).
 /// - PACI, type 50, is counted as unsupported.
+import SpyglassBitstream
 public struct H265Depacketizer: PayloadDepacketizer {
     public private(set) var counters = DepacketizerCounters()
     private var fragments: FragmentReassembler

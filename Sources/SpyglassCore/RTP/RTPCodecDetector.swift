@@ -3,6 +3,7 @@
 /// Decisive: an H.265 payload header with `nuh_layer_id` 0, `nuh_temporal_id_plus1` 1 and type
 /// VPS/SPS/PPS (32...34), AP (48) or FU (49); or an H.264 SPS/PPS (7, 8), STAP-A (24) or FU-A (28)
 /// whose bytes do not also read as such an H.265 header. Otherwise scores decide after `maxPackets`.
+import SpyglassBitstream
 public struct RTPCodecDetector {
     /// The codec, once decided (it then stays decided).
     public private(set) var decided: VideoCodec?

@@ -1,6 +1,7 @@
 /// Access units to RTP packets: H.264 per RFC 6184 packetization mode 1 (single NAL unit
 /// packets and FU-A), H.265 per RFC 7798 (single NAL unit packets and FU). The marker bit is set
 /// on the last packet of each access unit; the timestamp is in 90 kHz ticks.
+import SpyglassBitstream
 public struct RTPPacketizer {
     public let codec: VideoCodec
     public let payloadType: UInt8

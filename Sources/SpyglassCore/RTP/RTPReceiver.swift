@@ -6,6 +6,7 @@
 /// (``RTPCodecDetector/decisiveParameterSet(_:)``) switches them, since the RFC 6184 and RFC 7798
 /// aggregation and fragmentation layouts differ and the wrong ones give no picture at all. What
 /// the decoder is told stays with ``AccessUnitStage``, where `--codec` is authoritative.
+import SpyglassBitstream
 public struct RTPReceiver {
     /// What came out of one datagram.
     public enum Event {

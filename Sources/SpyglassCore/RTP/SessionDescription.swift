@@ -1,4 +1,5 @@
 import Foundation
+import SpyglassBitstream
 
 /// What Spyglass takes from an SDP file (RFC 8866): the video payload type, the codec from
 /// `a=rtpmap`, and parameter sets from `a=fmtp` (`sprop-parameter-sets`, RFC 6184 §8.1;

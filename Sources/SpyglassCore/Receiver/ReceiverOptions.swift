@@ -1,4 +1,5 @@
 /// How a receiver runs: what `spyglass play` options set.
+import SpyglassBitstream
 public struct ReceiverOptions: Sendable {
     /// Codec to assume; nil = detect from the NAL headers.
     public var codec: VideoCodec?

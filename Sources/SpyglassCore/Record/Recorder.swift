@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import SpyglassBitstream
 #endif
 
 /// The flight recorder: every access unit received, as an Annex B file, with a timing index.

@@ -1,5 +1,6 @@
 import Foundation
 import CFFmpeg
+import SpyglassBitstream
 
 /// `spyglass send`: streams the live test pattern (encoded now) or a capture file at real-time
 /// pace, each access unit stamped with its capture instant in an ST 0604 SEI.

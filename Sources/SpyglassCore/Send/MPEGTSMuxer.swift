@@ -2,6 +2,7 @@
 /// drone encoders send them: one program, PAT and PMT before every keyframe (and at least every
 /// 500 ms), one PES per access unit with its PTS, PCR on the video PID; with `klv`, a KLV
 /// metadata stream as STANAG 4609 feeds carry it (MISB ST 1402), with the video's PTS.
+import SpyglassBitstream
 public struct MPEGTSMuxer {
     /// How KLV metadata is carried (MISB ST 1402).
     public enum KLVCarriage: Sendable {

@@ -1,4 +1,5 @@
 import CFFmpeg
+import SpyglassBitstream
 
 /// libavcodec's libx264/libx265 encoders set for live streaming: zero-latency tuning (no
 /// lookahead, no B-frames), parameter sets repeated before every keyframe, Annex B output.

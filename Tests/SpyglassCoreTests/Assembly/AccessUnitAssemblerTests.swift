@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SpyglassCore
+@testable import SpyglassBitstream
 
 @Suite struct AccessUnitAssemblerTests {
     /// The NAL units of a capture.

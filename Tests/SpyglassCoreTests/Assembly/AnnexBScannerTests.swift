@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SpyglassCore
+@testable import SpyglassBitstream
+import TestSupport
 
 @Suite struct AnnexBScannerTests {
     private func split(_ chunks: [[UInt8]]) -> ([[UInt8]], AnnexBScanner.Counters) {

@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassBitstream
 
 /// Joining a stream whose intra pictures are not IDR and carry no recovery point: it plays from
 /// its first I picture, bit-exact with ffmpeg.

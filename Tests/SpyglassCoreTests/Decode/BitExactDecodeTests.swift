@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SpyglassCore
+@testable import SpyglassBitstream
 
 /// Decoded pictures equal `ffmpeg -f framemd5` for the same file, frame by frame.
 @Suite struct BitExactDecodeTests {

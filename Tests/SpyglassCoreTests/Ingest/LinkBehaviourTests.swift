@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+import TestSupport
 
 /// What real links do: senders that come and go, codec switches, multicast, senders to refuse.
 ///

@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+import TestSupport
 
 /// Packet captures: our own sender captured with tcpdump on loopback, hand-built captures with
 /// IP fragments, and mangled files.

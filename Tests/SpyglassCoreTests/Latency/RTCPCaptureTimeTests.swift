@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassBitstream
 
 /// Capture times from a real sender's RTCP sender reports (GStreamer's `rtpbin`), against our
 /// ST 0604 SEI stamp on the same frames, and from an RTSP server over TCP (channel 1).

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SpyglassCore
+@testable import SpyglassBitstream
 
 /// On a stream without B-frames, frame N leaves the decoder before access unit N+1 goes in.
 @Suite struct ReorderDelayTests {

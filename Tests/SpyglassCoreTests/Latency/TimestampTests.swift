@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import CFFmpeg
 @testable import SpyglassCore
+@testable import SpyglassBitstream
 
 /// The ST 0604 SEI and the pixel time code, written and read back.
 @Suite struct TimestampTests {

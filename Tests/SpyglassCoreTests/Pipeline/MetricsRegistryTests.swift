@@ -1,5 +1,6 @@
 import Testing
 @testable import SpyglassCore
+import TestSupport
 
 @Suite struct MetricsRegistryTests {
     /// A stage replaced mid-run (codec switch, decoder swap): what it counted stays in the total.

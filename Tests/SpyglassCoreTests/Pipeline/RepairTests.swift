@@ -4,6 +4,8 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassBitstream
+import TestSupport
 
 /// A NAL unit cut by an idle flush is repaired when the rest of it comes: the picture and the
 /// ones after it are decoded again, and what is recorded equals ffmpeg.

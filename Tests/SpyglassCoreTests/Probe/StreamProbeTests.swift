@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SpyglassCore
+import TestSupport
 
 /// `spyglass probe` against captures made with known settings (tools/make-captures).
 @Suite struct StreamProbeTests {

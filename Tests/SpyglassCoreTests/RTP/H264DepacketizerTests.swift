@@ -1,5 +1,6 @@
 import Testing
 @testable import SpyglassCore
+@testable import SpyglassBitstream
 
 /// ``H264Depacketizer``: RFC 6184 payloads built byte by byte, NAL units out. No sockets.
 ///

@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassBitstream
 
 /// Joining late, parameter sets that came before us, bursts, and broken tails.
 ///

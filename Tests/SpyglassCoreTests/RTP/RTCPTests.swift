@@ -4,6 +4,8 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassBitstream
+import TestSupport
 
 /// RTCP (RFC 3550 §6): sender reports read, their clock applied to RTP timestamps, receiver
 /// reports built and sent, bad packets dropped and counted.

@@ -4,6 +4,8 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassBitstream
+import TestSupport
 
 /// RTP on real sockets: from ffmpeg's RTP muxer (an independent packetizer) and from ours,
 /// through tools/impair for loss, duplication, reordering and truncation.

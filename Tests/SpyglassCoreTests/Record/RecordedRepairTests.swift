@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+import TestSupport
 
 /// A NAL unit cut by an idle flush and repaired on screen is repaired in the recording too:
 /// `spyglass play --record` over TCP from a sender that stalls inside NAL units.

@@ -4,6 +4,8 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassBitstream
+import TestSupport
 
 /// The flight recorder: round trip, and `kill -9` at random moments.
 ///

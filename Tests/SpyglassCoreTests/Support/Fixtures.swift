@@ -1,5 +1,6 @@
 import Foundation
 @testable import SpyglassCore
+import TestSupport
 
 /// Paths and reference data for tests: captures in the repository, ffmpeg as ground truth.
 enum Fixtures {

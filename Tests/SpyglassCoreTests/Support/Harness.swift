@@ -4,6 +4,7 @@ import Synchronization
 import Glibc
 #endif
 @testable import SpyglassCore
+import TestSupport
 
 /// Runs the real receive path in-process (a ``Pipeline``: real sockets, real libavcodec,
 /// headless sink) and collects what came out.

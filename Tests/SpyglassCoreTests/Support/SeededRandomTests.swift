@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 
 /// The tests' one random generator: its sequences are what make random cuts reproducible.
 @Suite struct SeededRandomTests {

@@ -7,7 +7,8 @@
 // SPS, long-term pictures, sub-layer HRD, tiles, dependent slice segments.
 // Nothing here runs ffmpeg.
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassBitstream
+import TestSupport
 
 // MARK: - Real NAL units
 

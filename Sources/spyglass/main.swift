@@ -118,6 +118,7 @@ struct Arguments {
 let commands = ["play", "send", "bench", "probe", "replay"]
 
 MemoryPolicy.install()
+MemoryPolicy.startHousekeeping()
 var argv = Array(CommandLine.arguments.dropFirst())
 guard let command = argv.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8))

@@ -26,11 +26,14 @@ let package = Package(
         .target(name: "CSystem"),
         // Annex B, NAL units, RBSP, bit reading, H.264/H.265 parameter sets and SEI: pure Swift, no C.
         .target(name: "SpyglassBitstream"),
-        .target(name: "SpyglassCore", dependencies: ["SpyglassBitstream", "CFFmpeg", "CSDL2", "CSystem", "CPcap", "CMicroHTTPD", "CSRT"]),
-        .executableTarget(name: "spyglass", dependencies: ["SpyglassCore", "SpyglassBitstream"]),
+        // RTP and its H.264/H.265 payloads, RTCP, SDP, MPEG-TS packets/PES/sections, KLV: pure Swift.
+        .target(name: "SpyglassTransport", dependencies: ["SpyglassBitstream"]),
+        .target(name: "SpyglassCore", dependencies: ["SpyglassBitstream", "SpyglassTransport", "CFFmpeg", "CSDL2", "CSystem", "CPcap", "CMicroHTTPD", "CSRT"]),
+        .executableTarget(name: "spyglass", dependencies: ["SpyglassCore", "SpyglassBitstream", "SpyglassTransport"]),
         // What every test target shares: the seeded random generator.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SpyglassBitstreamTests", dependencies: ["SpyglassBitstream", "TestSupport"]),
-        .testTarget(name: "SpyglassCoreTests", dependencies: ["SpyglassCore", "SpyglassBitstream", "TestSupport", "CFFmpeg", "CSDL2"]),
+        .testTarget(name: "SpyglassTransportTests", dependencies: ["SpyglassTransport", "SpyglassBitstream", "TestSupport"]),
+        .testTarget(name: "SpyglassCoreTests", dependencies: ["SpyglassCore", "SpyglassBitstream", "SpyglassTransport", "TestSupport", "CFFmpeg", "CSDL2"]),
     ]
 )

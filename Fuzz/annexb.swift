@@ -1,6 +1,7 @@
 // libFuzzer target: the Annex B splitter. Input: a byte stream; the first byte picks how the
 // stream is cut into pushes. Every cut must give the same NAL units as one push.
 import SpyglassBitstream
+import SpyglassTransport
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzAnnexB(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }

@@ -1,6 +1,7 @@
 // libFuzzer target: codec detection and access-unit assembly for both codecs, with idle
 // flushes wherever the input says, plus the random-access gate.
 import SpyglassBitstream
+import SpyglassTransport
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzAssembler(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

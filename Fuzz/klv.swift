@@ -2,6 +2,7 @@
 // of a metadata PES (both stream types, cut into TS-sized pieces). Bad BER lengths, checksums
 // and cells must be drops, never a crash or unbounded memory.
 import SpyglassBitstream
+import SpyglassTransport
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzKLV(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -2,6 +2,7 @@
 // transport stream (or anything); the first byte picks how it is cut into pushes. Any cut must
 // give the same NAL units, and nothing may crash, hang or grow without bound.
 import SpyglassBitstream
+import SpyglassTransport
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMPEGTS(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }

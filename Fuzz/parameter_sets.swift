@@ -1,6 +1,7 @@
 // libFuzzer target: the SPS/PPS/VPS, slice-header, SEI and time-stamp parsers of both codecs.
 // Input: one NAL unit as sent (header first, escaped).
 import SpyglassBitstream
+import SpyglassTransport
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzParameterSets(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let unit = Array(UnsafeBufferPointer(start: data, count: size))

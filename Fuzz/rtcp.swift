@@ -2,6 +2,7 @@
 // maps RTP timestamps through each, builds a receiver report after them, and pushes the packet
 // through the RTP depacketizer (where it must be one counted packet, never a crash).
 import SpyglassBitstream
+import SpyglassTransport
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRTCP(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let raw = UnsafeRawBufferPointer(start: data, count: size)

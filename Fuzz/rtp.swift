@@ -1,6 +1,7 @@
 // libFuzzer target: the RTP depacketizer. Input: datagrams, each prefixed by a 2-byte length.
 // Runs the generic RTP layer (sequence, reorder window) and both payload formats.
 import SpyglassBitstream
+import SpyglassTransport
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -1,5 +1,6 @@
 import Foundation
 import SpyglassCore
+import SpyglassTransport
 
 /// `spyglass play` (and `replay`) arguments: sources and options, each option handled by the
 /// group it belongs to (receive path, outputs, window).

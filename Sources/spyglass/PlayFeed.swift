@@ -4,6 +4,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 import SpyglassBitstream
+import SpyglassTransport
 #endif
 
 /// One feed of `play`: its pipeline, the sink chain in front of the window or headless end, and

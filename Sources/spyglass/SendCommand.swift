@@ -3,6 +3,7 @@ import SpyglassCore
 #if canImport(Glibc)
 import Glibc
 import SpyglassBitstream
+import SpyglassTransport
 #endif
 
 let sendUsage = """

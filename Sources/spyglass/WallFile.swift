@@ -1,5 +1,6 @@
 import Foundation
 import SpyglassCore
+import SpyglassTransport
 
 /// `--wall FILE`: the feeds of a wall, one per line, written by hand.
 ///

@@ -14,6 +14,7 @@
 /// - otherwise the NAL headers decide (``CodecDetector``), and a sender that switches codec is
 ///   followed.
 import SpyglassBitstream
+import SpyglassTransport
 public struct AccessUnitStage {
     /// What the stage decided or produced.
     public enum Event {

@@ -12,6 +12,7 @@
 /// back and forth. Each change is counted (``Metric/framingChanges``). (`--rtp` and `--raw` fix
 /// the framing.)
 import SpyglassBitstream
+import SpyglassTransport
 public struct AutoDepacketizer: Depacketizer {
     private var inner: (any Depacketizer)?
     private let options: ReceiverOptions

@@ -2,6 +2,7 @@
 ///
 /// A stage says what it saw as an event; no later stage has to infer it by comparing counters.
 import SpyglassBitstream
+import SpyglassTransport
 public enum DepacketizerEvent: Sendable {
     /// A complete NAL unit.
     case unit(NALUnit)

@@ -1,3 +1,4 @@
+import SpyglassTransport
 /// The ingest formats Spyglass knows, and how one is chosen from the first chunk.
 ///
 /// A new format (MPEG-TS, an RTSP session's interleaved RTP) registers here: a name, a test on

@@ -21,6 +21,7 @@
 /// - `continuity_counter` gaps on the video PID (§2.4.3.3) mark the access unit damaged and are
 ///   counted as TS loss; a repeated counter (a duplicate packet) is dropped.
 import SpyglassBitstream
+import SpyglassTransport
 public struct MPEGTSDepacketizer: Depacketizer {
     public var name: String { "mpeg-ts" }
     public private(set) var codec: VideoCodec?

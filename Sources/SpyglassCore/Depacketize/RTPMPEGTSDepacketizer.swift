@@ -4,6 +4,7 @@
 /// whole number of 188-byte TS packets, goes on into the ``MPEGTSDepacketizer`` (whose
 /// continuity counters mark the damage).
 import SpyglassBitstream
+import SpyglassTransport
 public struct RTPMPEGTSDepacketizer: Depacketizer {
     public var name: String { "rtp-mpegts" }
     /// RTP payload type of MPEG-2 transport streams (RFC 3551 §6, Table 5).

@@ -8,6 +8,7 @@
 /// §4 tells the two apart). Its sender reports set the ``SenderClock``, and from then on every
 /// access unit gets a capture time from its RTP timestamp (``DepacketizerEvent/captureTime(wallMicros:source:)``).
 import SpyglassBitstream
+import SpyglassTransport
 public struct RTPStreamDepacketizer: Depacketizer {
     public var name: String { "rtp" }
     private var rtp: RTPReceiver

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SpyglassTransport
 
 /// The presenter: one feed in one window, on the main thread.
 ///

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSystem
+import SpyglassTransport
 
 /// The RTCP half of an RTP session over UDP (RFC 3550 §11: the RTP port + 1): receives the
 /// sender's compound packets and sends it receiver reports (``ReceiverReporter``) every 2 s.

@@ -1,3 +1,4 @@
+import SpyglassTransport
 /// Where the bytes come from: the `SOURCE` argument of `spyglass play`.
 ///
 /// | form | meaning |

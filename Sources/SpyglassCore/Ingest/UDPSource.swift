@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSystem
+import SpyglassTransport
 
 /// Receives datagrams on a bound UDP socket.
 ///

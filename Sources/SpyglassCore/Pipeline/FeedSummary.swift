@@ -1,3 +1,4 @@
+import SpyglassTransport
 /// Everything a run counted, for the summary line and `--summary FILE` (JSON).
 public struct FeedSummary: Codable, Sendable {
     /// The source as named on the command line.

@@ -5,6 +5,7 @@ import Glibc
 import CSystem
 import Foundation
 import Synchronization
+import SpyglassTransport
 
 /// One feed: a source and the stages after it, on the feed's own thread.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import SpyglassBitstream
+import SpyglassTransport
 
 /// What a stream holds: codec, format, GOP structure, slices, B-frames, SEI, bitrate.
 /// Fed with every access unit the assembler completes (``observe(_:)``); `spyglass probe`

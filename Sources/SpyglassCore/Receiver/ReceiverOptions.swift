@@ -1,5 +1,6 @@
 /// How a receiver runs: what `spyglass play` options set.
 import SpyglassBitstream
+import SpyglassTransport
 public struct ReceiverOptions: Sendable {
     /// Codec to assume; nil = detect from the NAL headers.
     public var codec: VideoCodec?

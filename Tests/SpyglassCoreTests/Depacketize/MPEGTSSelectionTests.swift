@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassTransport
 
 /// `?program=N` and `?pid=N` choose the program or video PID of an MPEG-TS; one that is not
 /// there is a one-line error naming what is.

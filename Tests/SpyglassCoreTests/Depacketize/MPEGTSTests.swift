@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassTransport
 
 /// MPEG-TS (ISO/IEC 13818-1) from ffmpeg's own muxer, as a file and over UDP and TCP: detected,
 /// demultiplexed, and every picture bit-exact; never scanned as Annex B. Serialized: two live

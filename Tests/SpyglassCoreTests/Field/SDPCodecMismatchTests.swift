@@ -5,6 +5,7 @@ import Glibc
 #endif
 @testable import SpyglassCore
 @testable import SpyglassBitstream
+@testable import SpyglassTransport
 
 /// An SDP whose codec is not the stream's (a stale `cam.sdp` after the camera was switched from
 /// H.265 to H.264, or the reverse): the stream is followed, with one warning naming both, and the

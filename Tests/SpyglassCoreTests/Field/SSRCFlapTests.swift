@@ -1,5 +1,6 @@
 import Testing
 @testable import SpyglassCore
+@testable import SpyglassTransport
 
 /// Two senders (or one misbehaving) alternating SSRCs on one port, a stray packet, a restarted
 /// sender. The sequence tracker counts each change as what it is, an SSRC change (RFC 3550 §8.2),

@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassTransport
 
 /// A flood into one feed's port (issue 17, fault 4): datagrams from another socket never reach
 /// the feed's parser, framing detector or decoder, and are counted.

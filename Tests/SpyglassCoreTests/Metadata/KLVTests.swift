@@ -5,6 +5,7 @@ import Glibc
 #endif
 @testable import SpyglassCore
 import TestSupport
+@testable import SpyglassTransport
 
 /// KLV metadata (SMPTE ST 336, MISB ST 0601) in MPEG-TS: the Precision Time Stamp is the
 /// capture time, the position is shown by `probe`, bad KLV is a counted drop.

@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassTransport
 
 /// Faults a bad-input round found: each now a clear error, a counted drop, or damage shown as such.
 @Suite struct BadInputTests {

@@ -5,6 +5,7 @@ import Glibc
 #endif
 @testable import SpyglassCore
 @testable import SpyglassBitstream
+@testable import SpyglassTransport
 
 /// Joining late, parameter sets that came before us, bursts, and broken tails.
 ///

@@ -6,6 +6,7 @@ import Glibc
 @testable import SpyglassCore
 @testable import SpyglassBitstream
 import TestSupport
+@testable import SpyglassTransport
 
 /// RTCP (RFC 3550 §6): sender reports read, their clock applied to RTP timestamps, receiver
 /// reports built and sent, bad packets dropped and counted.

@@ -6,6 +6,7 @@ import Glibc
 @testable import SpyglassCore
 @testable import SpyglassBitstream
 import TestSupport
+@testable import SpyglassTransport
 
 /// RTP on real sockets: from ffmpeg's RTP muxer (an independent packetizer) and from ours,
 /// through tools/impair for loss, duplication, reordering and truncation.

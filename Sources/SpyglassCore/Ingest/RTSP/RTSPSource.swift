@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import SpyglassTransport
 
 /// An RTSP camera or server (RFC 2326): OPTIONS, DESCRIBE (the SDP's H.264/H.265 track, its
 /// `a=control` and `sprop-*` parameter sets), SETUP, PLAY; keep-alive within the session

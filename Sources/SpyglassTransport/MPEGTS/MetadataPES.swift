@@ -6,27 +6,27 @@
 ///
 /// A PES is decoded when it is complete: its `PES_packet_length` reached, or the next PES start.
 /// One larger than ``maxBytes``, or malformed, is one counted drop.
-struct MetadataPES {
+public struct MetadataPES {
     /// Largest metadata PES kept, bytes.
-    static let maxBytes = 65_536
+    public static let maxBytes = 65_536
     /// True for stream_type 0x15 (metadata AU cells), false for 0x06 (KLV directly).
-    let synchronous: Bool
+    public let synchronous: Bool
     private var buffer: [UInt8] = []
     private var pts: UInt64?
     private var bytesLeft: Int?
     private var collecting = false
     /// Local sets decoded, and PES payloads dropped as malformed or oversize.
-    private(set) var localSets = 0
-    private(set) var malformed = 0
+    public private(set) var localSets = 0
+    public private(set) var malformed = 0
 
-    init(synchronous: Bool) { self.synchronous = synchronous }
+    public init(synchronous: Bool) { self.synchronous = synchronous }
 
     /// Takes one TS packet's payload of the metadata PID.
     /// - Parameters:
     ///   - payload: the payload bytes.
     ///   - start: `payload_unit_start_indicator`: a PES header begins here.
     /// - Returns: the local sets of the PES packets completed, with their PTS (90 kHz) when sent.
-    mutating func push(_ payload: ArraySlice<UInt8>, start: Bool) -> [(pts: UInt64?, metadata: PlatformMetadata)] {
+    public mutating func push(_ payload: ArraySlice<UInt8>, start: Bool) -> [(pts: UInt64?, metadata: PlatformMetadata)] {
         var out: [(pts: UInt64?, metadata: PlatformMetadata)] = []
         var data = payload
         if start {
@@ -73,7 +73,7 @@ struct MetadataPES {
     /// The data of a series of metadata AU cells (§2.12.4, Table 2-97): each a 5-byte header
     /// (service id, sequence number, flags, `AU_cell_data_length`) and its data. Nil when a cell
     /// runs past the end.
-    static func cellData(_ d: ArraySlice<UInt8>) -> [UInt8]? {
+    public static func cellData(_ d: ArraySlice<UInt8>) -> [UInt8]? {
         var out: [UInt8] = []
         var i = d.startIndex
         while i < d.endIndex {

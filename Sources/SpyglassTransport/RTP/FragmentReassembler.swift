@@ -17,7 +17,7 @@ struct FragmentReassembler {
     private let headerSize: Int
     private let maxUnitBytes: Int
     /// True while a unit is being rebuilt.
-    private(set) var active = false
+    public private(set) var active = false
 
     /// - Parameters:
     ///   - headerSize: NAL unit header bytes (1 for H.264, 2 for H.265).

@@ -1,5 +1,5 @@
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassTransport
 
 /// ``ReorderBuffer``, the RTP jitter buffer: packets and arrival times in, packets in sequence
 /// order out, no sockets. Times are µs on a made-up clock.

@@ -1,5 +1,5 @@
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassTransport
 @testable import SpyglassBitstream
 
 /// ``FragmentReassembler``, the part H.264 FU-A (RFC 6184 §5.8) and H.265 FU (RFC 7798 §4.4.3)

@@ -1,5 +1,5 @@
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassTransport
 
 /// ``SequenceTracker``: RTP sequence bookkeeping (RFC 3550 §A.1), one sequence number at a time,
 /// no sockets. "Expected" is the number after the last accepted one.

@@ -14,31 +14,31 @@
 ///
 /// Memory is bounded: at most ``holdMicros`` of one SSRC's packets, and never more than
 /// ``maxHeld`` packets.
-struct SSRCProbation<Packet> {
+public struct SSRCProbation<Packet> {
     /// Packets a new SSRC needs before it can take over (RFC 3550 §A.1 `MIN_SEQUENTIAL`).
-    static var minPackets: Int { 2 }
+    public static var minPackets: Int { 2 }
     /// How long the established sender must have been silent before another takes over, µs.
-    static var silenceMicros: UInt64 { 100_000 }
+    public static var silenceMicros: UInt64 { 100_000 }
     /// How far back a new SSRC's packets are held, µs (all it sent since the old one went
     /// silent, when it takes over at the first packet after ``silenceMicros``).
-    static var holdMicros: UInt64 { 2 * silenceMicros }
+    public static var holdMicros: UInt64 { 2 * silenceMicros }
     /// Cap on the packets held (100 Mb/s for 200 ms is about 1,800 full-size packets).
-    static var maxHeld: Int { 4096 }
+    public static var maxHeld: Int { 4096 }
 
     private var established: UInt32?
     private var lastEstablishedMicros: UInt64 = 0
     private var candidate: UInt32?
     private var held: [(packet: Packet, arrivalMicros: UInt64)] = []
     /// Packets of another SSRC dropped while the established sender kept sending.
-    private(set) var strayPackets = 0
+    public private(set) var strayPackets = 0
 
     /// A probation with no sender yet: the first packet's SSRC is established at once.
-    init() {}
+    public init() {}
 
     /// Admits one packet of SSRC `ssrc` that arrived at `arrivalMicros` (monotonic µs).
     /// - Returns: the packets to pass on now, in arrival order: this one, or none while its SSRC
     ///   is on probation, or every held packet of a new SSRC as it takes over.
-    mutating func admit(_ packet: Packet, ssrc: UInt32, arrivalMicros now: UInt64) -> [Packet] {
+    public mutating func admit(_ packet: Packet, ssrc: UInt32, arrivalMicros now: UInt64) -> [Packet] {
         guard let current = established, current != ssrc else {
             established = ssrc
             lastEstablishedMicros = now
@@ -55,7 +55,7 @@ struct SSRCProbation<Packet> {
     /// Time passed (with or without packets): a new SSRC takes over once the established sender
     /// has been silent long enough, also when the new one has stopped sending meanwhile.
     /// - Returns: its held packets, in arrival order, when it takes over; else none.
-    mutating func tick(nowMicros now: UInt64) -> [Packet] {
+    public mutating func tick(nowMicros now: UInt64) -> [Packet] {
         forgetOlderThan(now > Self.holdMicros ? now - Self.holdMicros : 0)
         guard let ssrc = candidate, held.count >= Self.minPackets,
               now >= lastEstablishedMicros + Self.silenceMicros else { return [] }
@@ -68,19 +68,19 @@ struct SSRCProbation<Packet> {
 
     /// The sender learned so far was not the stream (its payload type turned out to be a
     /// stray's): the next packet's SSRC is established at once.
-    mutating func forgetEstablished() {
+    public mutating func forgetEstablished() {
         dropHeld()
         established = nil
     }
 
     /// The input ended: packets still on probation never took over, and count as stray.
-    mutating func finish() { dropHeld() }
+    public mutating func finish() { dropHeld() }
 
     /// Packets held for a new SSRC right now (counted as stray if it does not take over).
-    var onProbation: Int { held.count }
+    public var onProbation: Int { held.count }
 
     /// True while a new SSRC's packets are held (the feed should tick within ``silenceMicros``).
-    var isHolding: Bool { !held.isEmpty }
+    public var isHolding: Bool { !held.isEmpty }
 
     private mutating func forgetOlderThan(_ oldest: UInt64) {
         var n = held.prefix { $0.arrivalMicros < oldest }.count

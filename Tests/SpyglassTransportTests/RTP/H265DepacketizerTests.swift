@@ -1,5 +1,5 @@
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassTransport
 @testable import SpyglassBitstream
 
 /// ``H265Depacketizer``: RFC 7798 payloads built byte by byte, NAL units out. No sockets.

@@ -1,15 +1,15 @@
 /// The start of a PES packet (ISO/IEC 13818-1 §2.4.3.6-7): where its payload begins, how long
 /// it is, and its PTS.
-struct PESHeader {
+public struct PESHeader {
     /// Index of the first payload byte.
-    let payloadStart: Int
+    public let payloadStart: Int
     /// Payload bytes from `PES_packet_length` (nil: unbounded, 0 in the header).
-    let payloadLength: Int?
+    public let payloadLength: Int?
     /// Presentation time stamp, 90 kHz ticks (33 bits), when present.
-    let pts: UInt64?
+    public let pts: UInt64?
 
     /// Nil when the packet does not start with `00 00 01` or its header does not fit.
-    init?(_ d: ArraySlice<UInt8>) {
+    public init?(_ d: ArraySlice<UInt8>) {
         let s = d.startIndex
         guard d.count >= 9, d[s] == 0, d[s + 1] == 0, d[s + 2] == 1 else { return nil }
         let length = Int(d[s + 4]) << 8 | Int(d[s + 5])

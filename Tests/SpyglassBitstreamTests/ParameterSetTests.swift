@@ -461,16 +461,30 @@ private func fuzz(_ nal: [UInt8], count: Int = 2000, seed: UInt64, _ parse: ([UI
         }
     }
 
+    /// Random bodies behind valid SPS/PPS/VPS headers: every one is parsed or refused with an
+    /// error (never a crash), and whatever parses announces a picture within the default
+    /// ``PictureSizeCap`` and in-range ids (ITU-T H.264 §7.4.2.1.1, §7.4.2.2; H.265 §7.4.3).
     @Test func randomBytesBehindValidHeaders() {
         var rng = SeededRandom(seed: 7)
+        let cap = PictureSizeCap.default
+        var parsed = 0, refused = 0
+        func count<T>(_ r: T?) { if r == nil { refused += 1 } else { parsed += 1 } }
         for _ in 0..<5000 {
             let body = (0..<Int.random(in: 0...48, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
-            _ = try? H264SPS(nalUnit: [0x67] + body)
-            _ = try? H264PPS(nalUnit: [0x68] + body)
-            _ = try? H265VPS(nalUnit: [0x40, 0x01] + body)
-            _ = try? H265SPS(nalUnit: [0x42, 0x01] + body)
-            _ = try? H265PPS(nalUnit: [0x44, 0x01] + body)
+            let sps = try? H264SPS(nalUnit: [0x67] + body)
+            if let sps { #expect(sps.width <= cap.width && sps.height <= cap.height && sps.seqParameterSetId <= 31) }
+            count(sps)
+            let pps = try? H264PPS(nalUnit: [0x68] + body)
+            if let pps { #expect(pps.picParameterSetId <= 255 && pps.seqParameterSetId <= 31) }
+            count(pps)
+            count(try? H265VPS(nalUnit: [0x40, 0x01] + body))
+            let hsps = try? H265SPS(nalUnit: [0x42, 0x01] + body)
+            if let hsps { #expect(hsps.width <= cap.width && hsps.height <= cap.height) }
+            count(hsps)
+            count(try? H265PPS(nalUnit: [0x44, 0x01] + body))
         }
+        #expect(parsed + refused == 5 * 5000)
+        #expect(refused > 0, "random bodies must be refused at times")
     }
 }
 

@@ -133,8 +133,7 @@ public final class PcapSource: ByteSource {
         }
         position += 1
         if d.payload.isEmpty { counters.emptyDatagrams += 1; return .emptyDatagram }
-        let n = min(buffer.count, d.payload.count)
-        d.payload.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: n) }
+        let n = buffer.copyPrefix(of: d.payload)
         counters.datagrams += 1
         counters.bytes += n
         return .data(count: n, arrivalMicros: MonotonicClock.nowMicros(), truncated: n < d.payload.count)

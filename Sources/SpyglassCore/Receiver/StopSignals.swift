@@ -40,14 +40,18 @@ public enum StopSignals {
                 let sig = spy_wait_stop_signal()
                 guard sig > 0 else { return }
                 count += 1
-                if let a = action.withLock({ $0 }) { a.run(sig, count) } else { _exit(128 + sig) }
+                if let a = action.withLock({ $0 }) { a.run(sig, count) } else {
+                    // Before a command has said what a stop means (argument parsing, start-up).
+                    writeStandardError("spyglass: interrupted while starting\n")
+                    _exit(128 + sig)
+                }
             }
         }
         t.stackSize = 256 << 10
         t.start()
     }
 
-    /// Sets what SIGINT and SIGTERM do from now on (nil: end the process at once).
+    /// Sets what SIGINT and SIGTERM do from now on (nil: say "interrupted while starting" and end the process at once, status 128 + the signal).
     /// - Parameter run: called on the signal thread with the signal's number and how many
     ///   signals have come so far (1 for the first); it may block without delaying the handler.
     public static func onSignal(_ run: (@Sendable (_ signal: Int32, _ count: Int) -> Void)?) {

@@ -156,8 +156,7 @@ public final class RecordingSource: ByteSource, Sendable {
             }
         }
         let n = state.withLock { s -> Int in
-            let n = min(buffer.count, s.current.count - s.chunkOffset)
-            s.current.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + s.chunkOffset, byteCount: n) }
+            let n = buffer.copyPrefix(of: s.current, from: s.chunkOffset)
             s.chunkOffset += n
             s.counters.datagrams += 1
             s.counters.bytes += n

@@ -46,15 +46,26 @@ import Glibc
         #expect(got.damaged.allSatisfy { !$0 })
     }
 
-    /// Units held between slices are bounded: a flood of SEI after a picture becomes the next
-    /// picture's prefix, never unbounded memory.
+    /// Units held between slices are bounded: a flood of 10,000 SEI after a picture becomes at
+    /// most ``AccessUnitAssembler/maxHeldUnits`` units of held prefix, then units of no picture
+    /// dropped in batches of at most ``AccessUnitAssembler/maxUnitsPerAccessUnit``; the picture
+    /// before the flood and the one after it both come out, neither carrying the flood.
     @Test func aFloodOfSEIAfterAPictureIsBounded() throws {
         var asm = AccessUnitAssembler(codec: .h264)
         var aus: [AccessUnit] = []
         let units = Sender.accessUnits(of: try Fixtures.bytes(Fixtures.capture("test/h264-baseline.h264")))
         var scanner = AnnexBScanner()
         scanner.push(units[0] + units[1], arrivalMicros: 0) { if let au = asm.push($0) { aus.append(au) } }
-        for _ in 0..<1000 { if let au = asm.push(NALUnit(bytes: [0x06, 0x05, 0x01, 0x00, 0x80])) { aus.append(au) } }
+        let flood = 10_000
+        for _ in 0..<flood { if let au = asm.push(NALUnit(bytes: [0x06, 0x05, 0x01, 0x00, 0x80])) { aus.append(au) } }
         #expect(aus.count >= 1, "the picture before the flood came out")
+        scanner.push(units[2], arrivalMicros: 1) { if let au = asm.push($0) { aus.append(au) } }
+        if let au = asm.flush(atMicros: 2, reason: .endOfStream) { aus.append(au) }
+        let pictures = aus.filter { au in au.units.contains { $0.header?.isVCL == true } }
+        #expect(pictures.count == aus.count && aus.count >= 2, "\(aus.count) access units, \(pictures.count) with a picture")
+        let seiPerUnit = aus.map { au in au.units.filter { $0.header?.kind == .sei }.count }
+        #expect(seiPerUnit.allSatisfy { $0 <= AccessUnitAssembler.maxUnitsPerAccessUnit }, "SEI per access unit: \(seiPerUnit)")
+        #expect(asm.counters.unitsWithoutPicture > 0, "units of no picture were dropped, not kept")
+        #expect(seiPerUnit.reduce(0, +) + asm.counters.unitsWithoutPicture <= flood + 10, "every flooded SEI is kept once or counted")
     }
 }

@@ -285,8 +285,7 @@ public final class RTSPSource: ByteSource {
 
     /// Copies an interleaved frame out as a datagram; only RTP (`rtp`) counts as data received.
     private func deliver(_ payload: [UInt8], _ buffer: UnsafeMutableRawBufferPointer, rtp: Bool = true) -> SourceEvent {
-        let n = min(payload.count, buffer.count)
-        payload.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: n) }
+        let n = buffer.copyPrefix(of: payload)
         if rtp {
             packetsSincePlay += 1
             counters.datagrams += 1

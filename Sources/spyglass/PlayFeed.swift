@@ -82,8 +82,6 @@ final class PlayFeed {
         if let recording { chain = ReplayTimeline(recording: recording, next: chain) }
         var receiver = options.receiver
         receiver.mpegtsSelection = url.mpegtsSelection ?? MPEGTSSelection()
-        // An RTSP camera's SDP (payload type, codec, sprop parameter sets), unless --sdp overrides it.
-        if receiver.sdp == nil, let rtsp = source as? RTSPSource { receiver.sdp = rtsp.sessionDescription }
         pipeline = Pipeline(id: n, source: source, options: receiver, metrics: metrics, sink: chain, observers: observers)
         name = options.feedName ?? pipeline.label
         // The overlay and the tile's chip colour against one target: 100 ms unless given.

@@ -92,7 +92,7 @@ import Glibc
         var failed = false
         for (i, url) in urls.enumerated() {
             do {
-                let source = try openSource(url, options: feedOptions(i).receiver)
+                let source = try openSource(url, options: feedOptions(i).receiver, retryFirstConnection: urls.count > 1)
                 feeds.append(try PlayFeed(n: i + 1, url: url, source: source, options: feedOptions(i), windowed: windowed))
             } catch where urls.count > 1 {
                 Log.error("feed \(i + 1): \(error)")

@@ -106,6 +106,7 @@ import SpyglassTransport
     /// Why no picture comes: never "no data" while data arrives.
     static func stallReason(_ s: FeedSummary, since datagrams: Int, state: PipelineState, label: String) -> String {
         if state == .reconnecting { return "sender disconnected" }
+        if case .connecting(let why) = state { return "cannot reach \(label): \(why)" }
         let arrived = s.datagrams - datagrams
         guard arrived > 0 else { return "no data from \(label)" }
         let notRTP = s.notRTP > 0 ? ", \(s.notRTP) not RTP" : ""

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSystem
+import SpyglassTransport
 
 /// What one read from a source produced.
 public enum SourceEvent: Equatable, Sendable {
@@ -81,12 +82,21 @@ public protocol ByteSource: AnyObject {
     /// True when a sender that goes away is followed by the next one to connect to us (a TCP or
     /// SRT listener), false when we connect again ourselves or the input ends.
     var acceptsNextSender: Bool { get }
+    /// While a source that connects by itself (an RTSP camera, a TCP or SRT caller) has not
+    /// reached its sender: why the last attempt failed, one line ("Connection refused"); nil
+    /// while connected, and always for sources that wait to be sent to.
+    var connectionProblem: String? { get }
+    /// The session the source's server described (an RTSP camera's SDP from DESCRIBE: codec,
+    /// payload type, `sprop-*` parameter sets), or nil. It is read again at each `.connected`.
+    var announcedSession: SessionDescription? { get }
 }
 
 extension ByteSource {
     public var deliversDatagrams: Bool { false }
     public func silenceDiagnosis(silentMicros: UInt64) -> String? { nil }
     public var acceptsNextSender: Bool { false }
+    public var connectionProblem: String? { nil }
+    public var announcedSession: SessionDescription? { nil }
 }
 
 /// Waits for a descriptor to become readable, with µs precision (`ppoll`).

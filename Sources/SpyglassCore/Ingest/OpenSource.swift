@@ -1,6 +1,9 @@
 /// Opens a ``ByteSource`` for a ``SourceURL``.
+/// - Parameter retryFirstConnection: a source that connects by itself (RTSP, a TCP or SRT
+///   caller) keeps trying when its sender is not there yet, instead of throwing: a wall's camera
+///   that is down when the wall starts comes in when it is up.
 /// - Throws: ``SourceError/open(_:)`` with a one-line message.
-public func openSource(_ url: SourceURL, options: ReceiverOptions) throws -> ByteSource {
+public func openSource(_ url: SourceURL, options: ReceiverOptions, retryFirstConnection: Bool = false) throws -> ByteSource {
     switch url {
     case .udp(let host, let port, let iface):
         let s = try UDPSource(host: host, port: port, receiveBufferBytes: options.udpReceiveBufferBytes,
@@ -9,8 +12,8 @@ public func openSource(_ url: SourceURL, options: ReceiverOptions) throws -> Byt
         Log.info("\(s.label): listening (port \(s.boundPort))\(group ? ", joined the multicast group" : ""), receive buffer \(s.grantedReceiveBufferBytes / 1024) KiB (the kernel reports twice the \(options.udpReceiveBufferBytes / 1024) KiB asked for: its bookkeeping)")
         return s
     case .tcpConnect(let host, let port):
-        let s = try TCPSource(connectTo: host, port: port)
-        Log.info("\(s.label): connected")
+        let s = try TCPSource(connectTo: host, port: port, retryFirstConnection: retryFirstConnection)
+        if s.connectionProblem == nil { Log.info("\(s.label): connected") }
         return s
     case .tcpListen(let host, let port):
         let s = try TCPSource(listenOn: host, port: port, allowFrom: options.allowFrom)
@@ -21,12 +24,13 @@ public func openSource(_ url: SourceURL, options: ReceiverOptions) throws -> Byt
     case .stdin:
         return StreamFDSource.stdin()
     case .rtsp(let u):
-        return try RTSPSource(url: u, transport: options.rtspTransport)
+        return try RTSPSource(url: u, transport: options.rtspTransport, retryFirstConnection: retryFirstConnection)
     case .selecting(let inner, _):
-        return try openSource(inner, options: options)
+        return try openSource(inner, options: options, retryFirstConnection: retryFirstConnection)
     case .srt(let u):
-        let s = try SRTSource(url: u)
-        Log.info(u.mode == .caller ? "\(s.label): connected" : "\(s.label): waiting for a caller on port \(s.listeningPort)")
+        let s = try SRTSource(url: u, retryFirstConnection: retryFirstConnection)
+        if u.mode == .listener { Log.info("\(s.label): waiting for a caller on port \(s.listeningPort)") }
+        else if !retryFirstConnection { Log.info("\(s.label): connected") }
         return s
     }
 }

@@ -41,13 +41,24 @@ public final class TCPSource: ByteSource {
     private let connectTarget: (String, UInt16)?
 
     /// Connects to a sender.
-    /// - Throws: ``SourceError/open(_:)`` ("tcp://h:p: Connection refused") when the first attempt fails.
-    public init(connectTo host: String, port: UInt16) throws {
+    /// - Parameter retryFirstConnection: when the first attempt fails, keep trying with the
+    ///   reconnection's backoff instead of throwing (a wall's camera that is not up yet); the
+    ///   failure is then ``connectionProblem``.
+    /// - Throws: ``SourceError/open(_:)`` ("tcp://h:p: Connection refused") when the first attempt
+    ///   fails and `retryFirstConnection` is false, or the host does not resolve.
+    public init(connectTo host: String, port: UInt16, retryFirstConnection: Bool = false) throws {
         label = SourceURL.tcpConnect(host: host, port: port).description
         connectTarget = (host, port)
         allowFrom = []
-        try connect()
+        do { try connect() } catch SourceError.open(let why) where retryFirstConnection {
+            Log.info("\(why): retrying")
+            retryLater(why)
+        }
     }
+
+    /// Why the last connection attempt failed, while there is no connection (client only).
+    public var connectionProblem: String? { stream == nil ? lastFailure : nil }
+    private var lastFailure: String?
 
     /// Listens for one sender at a time.
     /// - Parameter allowFrom: senders accepted; others are closed at once and counted.
@@ -74,6 +85,7 @@ public final class TCPSource: ByteSource {
             connections += 1
             peer = "\(host):\(port)"
             backoffMicros = 100_000
+            lastFailure = nil
         case .failure(let f):
             throw SourceError.open("\(label): \(f.text)")
         }
@@ -144,10 +156,15 @@ public final class TCPSource: ByteSource {
             try connect()
             return .connected
         } catch {
-            backoffMicros = min(backoffMicros * 2, 2_000_000)
-            nextAttemptMicros = MonotonicClock.nowMicros() + backoffMicros
+            retryLater("\(error)")
             return .timeout
         }
+    }
+
+    private func retryLater(_ why: String) {
+        lastFailure = why
+        backoffMicros = min(backoffMicros * 2, 2_000_000)
+        nextAttemptMicros = MonotonicClock.nowMicros() + backoffMicros
     }
 
     /// Closes the connection and the listening socket; no reconnection follows. Safe to call twice.

@@ -10,7 +10,9 @@ import SpyglassBitstream
 final class FeedLoop {
     let source: ByteSource
     let sink: any FrameSink
-    private let options: ReceiverOptions
+    private var options: ReceiverOptions
+    /// No `--sdp` was given: the source's own session description is used, and followed.
+    private let followsAnnouncedSession: Bool
     private let decoderFactory: DecoderFactory
     private let observers: FeedObservers
     private let metrics: MetricsRegistry
@@ -58,6 +60,10 @@ final class FeedLoop {
     init(source: ByteSource, options: ReceiverOptions, sink: any FrameSink, decoderFactory: @escaping DecoderFactory,
          observers: FeedObservers, metrics: MetricsRegistry, stop: StopFlag, status: FeedStatus) {
         self.source = source
+        var options = options
+        // An RTSP camera's SDP (payload type, codec, sprop parameter sets), unless --sdp overrides it.
+        followsAnnouncedSession = options.sdp == nil
+        if options.sdp == nil { options.sdp = source.announcedSession }
         self.options = options
         self.sink = sink
         self.decoderFactory = decoderFactory
@@ -93,6 +99,7 @@ final class FeedLoop {
             case .emptyDatagram:
                 break
             case .timeout:
+                if let why = source.connectionProblem { status.set(.connecting(why)) }
                 depacketizer.tick(nowMicros: now) { events.append($0) }
                 releaseDecoderIfSilent(now)
                 let stopping = options.timeoutSeconds.map { Double(now - lastDataMicros) / 1e6 >= $0 } ?? false
@@ -109,6 +116,7 @@ final class FeedLoop {
             case .disconnected:
                 senderLeft(now)
             case .connected:
+                takeAnnouncedSession()
                 newDepacketizer()
                 restart("\(source.label): new sender connected")
                 lastDataMicros = now
@@ -435,6 +443,15 @@ final class FeedLoop {
         publish()
         metrics.retire(group: "depacketizer")
         depacketizer = AutoDepacketizer(options: options, datagrams: source.deliversDatagrams, idleFlushMicros: idleFlushMicros)
+    }
+
+    /// A camera reached only now (it was down when the feed started), or one that came back
+    /// with another session: its SDP names the codec, payload type and parameter sets. Before
+    /// any codec was chosen the access-unit stage starts over with it.
+    private func takeAnnouncedSession() {
+        guard followsAnnouncedSession, let sdp = source.announcedSession, sdp != options.sdp else { return }
+        options.sdp = sdp
+        if decoder == nil { stage = AccessUnitStage(options: options) }
     }
 
     /// The byte stream broke off: what is pending is complete; the next sender starts over.

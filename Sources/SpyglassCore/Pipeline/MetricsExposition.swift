@@ -81,6 +81,7 @@ public enum MetricsExposition {
         case .live:
             if let last = f.snapshot.lastShownMicros, nowMicros > last + stallMicros { return "stalled" }
             return "live"
+        case .connecting: return "connecting"
         case .reconnecting: return "reconnecting"
         case .ended: return "ended"
         case .failed: return "failed"

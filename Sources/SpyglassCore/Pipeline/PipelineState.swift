@@ -6,6 +6,9 @@ public enum PipelineState: Equatable, Sendable {
     case waitingForPicture
     /// Pictures are being decoded.
     case live
+    /// The source connects by itself and has not reached its sender yet (a camera down when the
+    /// feed started, or one that went away and is not back): why the last attempt failed.
+    case connecting(String)
     /// A byte-stream sender went away; the source reconnects or waits for the next one.
     case reconnecting
     /// The input ended, the frame limit or the no-data timeout was reached, or it was stopped.
@@ -19,6 +22,7 @@ public enum PipelineState: Equatable, Sendable {
         case .waitingForData: return "waiting for data"
         case .waitingForPicture: return "waiting for a picture"
         case .live: return "live"
+        case .connecting(let why): return "connecting: \(why)"
         case .reconnecting: return "reconnecting"
         case .ended: return "ended"
         case .failed(let why): return "failed: \(why)"

@@ -95,6 +95,41 @@ import Glibc
         #expect(err.contains("DESCRIBE answered 404"), "\(err)")
     }
 
+    /// A wall's camera that is down when the wall starts (issue 17): the feed says why it cannot
+    /// reach it, keeps trying, and plays the camera bit-exact once it is up.
+    @Test(.enabled(if: available, "gst-rtsp-server is not installed: run tools/setup"), arguments: [RTSPTransport.udp, .tcp])
+    func aCameraThatIsDownAtTheStartIsPlayedWhenItComesUp(transport: RTSPTransport) throws {
+        let (first, port) = try Self.server([], ref: Self.refPath())
+        first.process.terminate()
+        first.process.waitUntilExit()
+        let url = try RTSPURL(parsing: "rtsp://127.0.0.1:\(port)/test")
+        let source = try RTSPSource(url: url, transport: transport, retryFirstConnection: true)
+        #expect(source.connectionProblem?.contains("refused") == true, "\(source.connectionProblem ?? "no problem")")
+        #expect(source.announcedSession == nil)
+        var o = Harness.liveOptions(frames: 10_000)
+        o.timeoutSeconds = nil
+        o.rtspTransport = transport
+        let h = Harness(source: source, options: o)
+        h.start()
+        defer { h.pipeline.stop(); _ = h.finish() }
+        let connecting = Wait.until(timeoutSeconds: 30) {
+            if case .connecting(let why) = h.pipeline.state { return why.contains("refused") }
+            return false
+        }
+        #expect(connecting, "the feed says it cannot reach the camera: \(h.pipeline.state)")
+        let ref = Self.refPath()
+        let (server, _) = try Self.startServer(["--frames", "45", "--ref", ref, "--port", "\(port)"])
+        defer { server.process.terminate() }
+        #expect(h.waitForFrames(45, timeoutSeconds: 60), "\(h.framesSoFar) of 45 pictures once the camera is up")
+        #expect(h.pipeline.state == .live)
+        h.pipeline.stop()
+        let r = h.finish()
+        var expected: [Fixtures.FrameHash] = []
+        _ = Wait.until(timeoutSeconds: 30) { expected = (try? Fixtures.ffmpegFrameMD5(ref)) ?? []; return expected.count >= 45 }
+        #expect(r.hashes == expected, "\(transport): every picture equals the server's own")
+        #expect(r.summary.rtp && r.summary.datagramsLost == 0)
+    }
+
     @Test func urlsKeepTheCamerasQueryAndTakeOutCredentials() throws {
         let u = try RTSPURL(parsing: "rtsp://admin:p%40ss@192.168.1.64:554/cam/realmonitor?channel=1&subtype=0")
         #expect(u.host == "192.168.1.64" && u.port == 554 && u.user == "admin" && u.password == "p@ss")

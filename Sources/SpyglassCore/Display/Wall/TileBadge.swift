@@ -13,6 +13,8 @@ public enum TileBadge: Equatable, Sendable {
     case playing
     /// A live feed whose last picture is older than the stall time; its age, seconds.
     case stalled(ageSeconds: Double)
+    /// The source has not reached its sender (a camera that is down), and why.
+    case connecting(String)
     /// The sender went away; waiting for it (or the next one).
     case reconnecting
     /// The input ended.
@@ -35,6 +37,7 @@ public enum TileBadge: Equatable, Sendable {
         case .failed(let why): return .failed(why)
         case .ended: return .ended
         case .reconnecting: return .reconnecting
+        case .connecting(let why): return .connecting(why)
         case .waitingForData where lastPictureMicros == nil:
             let n = refused()
             return n > 0 ? .refusing(n) : .waitingForData
@@ -55,6 +58,7 @@ public enum TileBadge: Equatable, Sendable {
         case .live: return "live"
         case .playing: return "playing"
         case .stalled(let age): return String(format: "stalled %.1f s", age)
+        case .connecting(let why): return "connecting: \(why)"
         case .reconnecting: return "reconnecting"
         case .ended: return "ended"
         case .failed(let why): return "failed: \(why)"
@@ -66,6 +70,7 @@ public enum TileBadge: Equatable, Sendable {
         switch self {
         case .stalled: return "stalled"
         case .failed: return "failed"
+        case .connecting: return "connecting"
         case .refusing: return "refusing"
         default: return text
         }
@@ -78,7 +83,7 @@ public enum TileBadge: Equatable, Sendable {
         case .live, .playing: return (40, 200, 80)
         case .waitingForData, .waitingForPicture, .refusing: return (240, 170, 20)
         case .stalled, .failed: return (230, 40, 40)
-        case .reconnecting: return (60, 140, 250)
+        case .reconnecting, .connecting: return (60, 140, 250)
         case .ended: return (150, 150, 150)
         }
     }
@@ -86,7 +91,7 @@ public enum TileBadge: Equatable, Sendable {
     /// A frozen or finished picture is dimmed, so that it never looks live.
     public var dimsPicture: Bool {
         switch self {
-        case .stalled, .ended, .failed, .reconnecting: return true
+        case .stalled, .ended, .failed, .reconnecting, .connecting: return true
         default: return false
         }
     }

@@ -48,12 +48,27 @@ public final class RTSPSource: ByteSource {
     ///   - transport: `--rtsp-transport` (auto: UDP, then TCP).
     /// - Throws: ``SourceError/open(_:)``: connection refused, 404/454 and other statuses, a wrong
     ///   password (naming the realm), no H.264/H.265 track.
-    public init(url: RTSPURL, transport: RTSPTransport) throws {
+    ///   - retryFirstConnection: when the first attempt fails, keep trying with the
+    ///     reconnection's backoff instead of throwing (a wall's camera that is down or rebooting);
+    ///     the failure is then ``connectionProblem``.
+    public init(url: RTSPURL, transport: RTSPTransport, retryFirstConnection: Bool = false) throws {
         self.url = url
         label = url.requestURL
         transportWanted = transport
-        try start(transport == .tcp ? .tcp : .udp)
+        do { try start(transport == .tcp ? .tcp : .udp) } catch where retryFirstConnection {
+            Log.info("\(label): \(error): retrying")
+            lastFailure = "\(error)"
+            reconnectAt = MonotonicClock.nowMicros() + backoffMicros
+        }
     }
+
+    /// The video track's SDP once DESCRIBE has answered (nil while the camera was never reached).
+    public var announcedSession: SessionDescription? { described ? sessionDescription : nil }
+    private var described = false
+
+    /// Why the last attempt to connect and play failed, while not playing.
+    public var connectionProblem: String? { control == nil ? lastFailure : nil }
+    private var lastFailure: String?
 
     deinit { close() }
 
@@ -137,6 +152,7 @@ public final class RTSPSource: ByteSource {
             throw SourceError.open("\(label): the server offers no H.264/H.265 video track (\(otherTracks.isEmpty ? "no tracks" : otherTracks.joined(separator: ", ")))")
         }
         sessionDescription = SessionDescription(text: chosen.joined(separator: "\n"))
+        described = true
         let control = chosen.first { $0.hasPrefix("a=control:") }.map { String($0.dropFirst("a=control:".count)) } ?? "*"
         if control.lowercased().hasPrefix("rtsp://") { trackURL = control }
         else if control == "*" { trackURL = baseURL }
@@ -192,9 +208,11 @@ public final class RTSPSource: ByteSource {
                 try start(transportWanted == .tcp ? .tcp : .udp)
                 reconnectAt = nil
                 backoffMicros = 500_000
+                lastFailure = nil
                 return .connected
             } catch {
-                Log.info("\(label): reconnecting: \(error)")
+                if "\(error)" != lastFailure { Log.info("\(label): reconnecting: \(error)") }
+                lastFailure = "\(error)"
                 backoffMicros = min(backoffMicros * 2, 8_000_000)
                 reconnectAt = now + backoffMicros
                 return .timeout

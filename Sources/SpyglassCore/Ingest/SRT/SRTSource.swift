@@ -53,7 +53,10 @@ public final class SRTSource: ByteSource {
     /// listener binds and waits for its first caller in ``read(into:timeoutMicros:)``.
     /// - Throws: ``SourceError/open(_:)``: the host does not resolve, the port is in use, the
     ///   listener did not answer, or refused us ("wrong passphrase (SRT_REJ_BADSECRET …)").
-    public init(url: SRTURL) throws {
+    /// - Parameter retryFirstConnection: a caller whose first call is not answered keeps
+    ///   calling with the reconnection's backoff instead of throwing (a wall's feed whose sender
+    ///   is not up yet); the failure is then ``connectionProblem``.
+    public init(url: SRTURL, retryFirstConnection: Bool = false) throws {
         switch url.mode {
         case .listener:
             let l = try SRTSocket(url)
@@ -68,6 +71,10 @@ public final class SRTSource: ByteSource {
             self.url = url
             label = url.description
             let s = try startCall()
+            if retryFirstConnection {
+                connecting = s
+                return
+            }
             guard s.wait(timeoutMicros: Self.firstConnectMicros) & Int32(SRT_EPOLL_OUT.rawValue) != 0,
                   s.state == SRTS_CONNECTED else {
                 throw SourceError.open("\(label): \(s.state == SRTS_CONNECTING ? "no answer" : s.rejectReason)")
@@ -146,6 +153,11 @@ public final class SRTSource: ByteSource {
         return base.connections > 1 ? .connected : .timeout
     }
 
+    /// Why the last call failed, while a caller has no connection.
+    public var connectionProblem: String? {
+        stream == nil && listener == nil && !lastFailure.isEmpty ? lastFailure : nil
+    }
+
     private func reconnect(_ timeoutMicros: Int) -> SourceEvent {
         if let c = connecting { return connectStep(c, timeoutMicros) }
         let now = MonotonicClock.nowMicros()
@@ -153,7 +165,7 @@ public final class SRTSource: ByteSource {
             MonotonicClock.sleep(untilMicros: min(nextAttemptMicros, now + UInt64(max(0, timeoutMicros))))
             return .timeout
         }
-        do { connecting = try startCall() } catch { retryLater() }
+        do { connecting = try startCall() } catch { lastFailure = "\(error)"; retryLater() }
         return .timeout
     }
 
@@ -169,7 +181,7 @@ public final class SRTSource: ByteSource {
         }
         connected(c)
         lastFailure = ""
-        Log.info("\(label): connected again")
+        Log.info("\(label): connected\(base.connections > 1 ? " again" : "")")
         return .connected
     }
 

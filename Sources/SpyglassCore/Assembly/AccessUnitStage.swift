@@ -41,15 +41,13 @@ public struct AccessUnitStage {
     private let maxPictureWidth: Int
     private let maxPictureHeight: Int
     private var detector = CodecDetector()
-    private var held: [NALUnit] = []
+    private var held = UnitsBeforeCodec()
     /// A transport capture time that came while the codec was unknown (for the held units).
     private var heldCapture: (wallMicros: UInt64, source: CaptureSource)?
     private var assembler: AccessUnitAssembler?
     private var reportedChanges = 0
     private var retired: [Metric: Int] = [:]
     private var mismatchSaid = false
-    /// Units held while the codec is unknown, at most.
-    public static let maxHeldUnits = 256
 
     /// - Parameter options: `--codec`, `--sdp`, `--max-au-mb`, `--max-size`.
     public init(options: ReceiverOptions) {
@@ -80,7 +78,6 @@ public struct AccessUnitStage {
         if assembler == nil {
             guard let codec = forcedCodec ?? codecHint ?? sdp?.codec ?? detector.observe(unit.bytes) else {
                 held.append(unit)
-                if held.count > Self.maxHeldUnits { held.removeFirst(held.count - Self.maxHeldUnits) }
                 return
             }
             start(codec, detected: forcedCodec == nil, emit: emit)
@@ -132,8 +129,23 @@ public struct AccessUnitStage {
     /// Drops the access unit in progress (a sender restart). Parameter sets are kept.
     public mutating func discardPending() { assembler?.discardPending() }
 
+    /// Bytes of the units held while the codec is unknown.
+    public var heldBytes: Int { held.bytes }
+
+    /// Lets go of the units held while the codec is unknown (the feed went silent: what comes
+    /// next starts a new stream). Counted as units without a picture.
+    public mutating func forgetHeldUnits() { held.forget() }
+
     /// What assembly counted, for the run (monotonic across codec switches).
+    /// Units let go before the codec was known count as units without a picture.
     public var counts: [Metric: Int] {
+        var c = assemblyCounts
+        if held.dropped > 0 { c[.unitsWithoutPicture, default: 0] += held.dropped }
+        return c
+    }
+
+    /// What the assemblers counted, this one and those a codec switch replaced.
+    private var assemblyCounts: [Metric: Int] {
         var c = retired
         if let a = assembler {
             let k = a.counters
@@ -164,16 +176,14 @@ public struct AccessUnitStage {
             mismatchSaid = true
             emit(.codecMismatch(named: named, by: "the SDP", stream: codec, following: true))
         }
-        let replay = held
-        held.removeAll()
-        for u in replay { assemble(u, emit: emit) }
+        for u in held.take() { assemble(u, emit: emit) }
     }
 
     private mutating func switchCodec(to codec: VideoCodec, emit: (Event) -> Void) {
         let old = assembler!.codec
         // Finish the old stream's last picture, keep its counts, then start clean.
         if let au = assembler!.flush(atMicros: MonotonicClock.nowMicros(), reason: .endOfStream) { emit(.accessUnit(au, assembler!.parameterSets)) }
-        retired = counts
+        retired = assemblyCounts
         assembler = nil
         emit(.codecChanged(from: old, to: codec))
         start(codec, detected: true, emit: emit)
@@ -183,7 +193,7 @@ public struct AccessUnitStage {
         guard assembler == nil, !held.isEmpty else { return }
         var d = CodecDetector(maxUnits: 0)
         var codec: VideoCodec = .h264
-        for u in held { if let c = d.observe(u.bytes) { codec = c; break } }
+        for u in held.units { if let c = d.observe(u.bytes) { codec = c; break } }
         start(codec, detected: true, emit: emit)
     }
 

@@ -401,6 +401,11 @@ final class FeedLoop {
     /// joins again at a keyframe. Once per silence.
     private func releaseDecoderIfSilent(_ now: UInt64) {
         let after = options.decoderIdleReleaseMicros
+        if after > 0, stage.heldBytes > 0, source.deliversInRealTime, now >= lastDataMicros + after {
+            // Units that never named a codec (garbage): the next data starts a new stream.
+            stage.forgetHeldUnits()
+            MemoryPolicy.giveBackFreedMemory()
+        }
         guard decoderHoldsPictures, after > 0, source.deliversInRealTime, now >= lastDataMicros + after,
               decoder != nil else { return }
         // 10 s of silence ends any picture in progress: it and the pictures held for reordering

@@ -70,6 +70,22 @@ final class WallTile {
         chip = b == .live ? recent.worst(nowMicros: nowMicros).map { LatencyChip(millis: $0, targetMillis: feed.targetMillis) } : nil
     }
 
+    /// A picture frozen for `frozenMicros` (the feed went away) is kept only as large as the
+    /// window can show it: a 4K feed's last picture held 12 MB for as long as the wall ran
+    /// (issue 17). It is scaled once, keeping its shape and sample aspect ratio, so that the
+    /// focused view of a lost feed still shows its last picture at the window's full size.
+    /// Pictures other than 8-bit 4:2:0 stay as they are.
+    func shrinkFrozenPicture(nowMicros: UInt64, frozenMicros: UInt64, fitting width: Int, _ height: Int) {
+        guard !pictureIsNew, let frame = picture, let last = lastPictureMicros, nowMicros >= last + frozenMicros,
+              width > 0, height > 0, frame.width > width || frame.height > height else { return }
+        let scale = min(Double(width) / Double(frame.width), Double(height) / Double(frame.height))
+        let w = max(2, Int(Double(frame.width) * scale) & ~1), h = max(2, Int(Double(frame.height) * scale) & ~1)
+        let whole = PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
+        guard let still = PictureConverter().scaledCopy(of: frame, source: whole, width: w, height: h) else { return }
+        picture = still
+        dirty = true
+    }
+
     /// Computes the last second's overlay from the feed's registry (call about once a second).
     func updateSecond(nowMicros: UInt64) {
         guard let metrics = feed.pipeline?.metrics else { return }

@@ -141,15 +141,21 @@ public final class WallWindow {
         backgroundDirty = true
     }
 
+    /// A tile's picture unchanged for this long (10 s, µs: the feed's decoder closes then too)
+    /// is kept at the window's size only (``WallTile/shrinkFrozenPicture``).
+    static let frozenPictureMicros: UInt64 = 10_000_000
+
     /// Draws the visible tiles that changed and presents just those rectangles.
     private func compose() {
         let now = MonotonicClock.nowMicros()
         for tile in tiles { tile.updateBadge(nowMicros: now, stallMicros: UInt64(settings.stallMillis * 1000)) }
         if now - lastSecondMicros >= 1_000_000 {
             lastSecondMicros = now
+            let size = surface.size
             for tile in tiles {
                 tile.updateSecond(nowMicros: now)
                 if view.overlay { tile.dirty = true }
+                tile.shrinkFrozenPicture(nowMicros: now, frozenMicros: Self.frozenPictureMicros, fitting: size.width, size.height)
             }
         }
         updateTitle()

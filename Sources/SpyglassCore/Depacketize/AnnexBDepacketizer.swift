@@ -9,7 +9,7 @@
 /// when bytes continue a unit an idle flush had ended.
 import SpyglassBitstream
 public struct AnnexBDepacketizer: Depacketizer {
-    public var name: String { "annex-b" }
+    public var framing: Framing? { .annexB }
     private var scanner: AnnexBScanner
     private var policy: IdleFlushPolicy
     private let datagrams: Bool

@@ -25,7 +25,7 @@ public struct AutoDepacketizer: Depacketizer {
     private var misfitCount = 0
     private var fitsInARow = 0
     private var retired: [Metric: Int] = [:]
-    private var framing = (changes: 0, garbageRuns: 0)
+    private var judged = (changes: 0, garbageRuns: 0)
     /// RTCP that came before the framing was decided (a sender report before the first RTP
     /// packet): given to the RTP depacketizer once chosen, dropped otherwise. At most ``heldRTCPMax``.
     private var heldRTCP: [(bytes: [UInt8], arrivalMicros: UInt64)] = []
@@ -43,13 +43,13 @@ public struct AutoDepacketizer: Depacketizer {
         self.idleFlushMicros = idleFlushMicros
     }
 
-    public var name: String { inner?.name ?? "auto" }
+    public var framing: Framing? { inner?.framing }
     public var codec: VideoCodec? { inner?.codec }
 
     public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool,
                               emit: (DepacketizerEvent) -> Void) {
-        if let current = inner, datagrams, options.transport == .auto,
-           judge(chunk, arrivalMicros: arrivalMicros, truncated: truncated, current: current.name, emit: emit) {
+        if let current = inner?.framing, datagrams, options.transport == .auto,
+           judge(chunk, arrivalMicros: arrivalMicros, truncated: truncated, current: current, emit: emit) {
             return
         }
         if inner == nil, datagrams, RTCPPacket.looksLikeRTCP(chunk) {
@@ -65,7 +65,7 @@ public struct AutoDepacketizer: Depacketizer {
 
     /// Keeps a run of misfits and judges it once it is long enough.
     /// - Returns: true when the framing changed (the chunk was replayed into the new one).
-    private mutating func judge(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool, current: String,
+    private mutating func judge(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool, current: Framing,
                                 emit: (DepacketizerEvent) -> Void) -> Bool {
         let fits = Self.fits(chunk, current)
         fitsInARow = fits ? fitsInARow + 1 : 0
@@ -83,14 +83,14 @@ public struct AutoDepacketizer: Depacketizer {
         let run = misfits
         misfits.removeAll()
         misfitCount = 0
-        guard let format = DepacketizerRegistry.formats.first(where: { $0.name != current && FramingEvidence.shows($0.name, in: run.map(\.bytes)) }) else {
-            framing.garbageRuns += 1
+        guard let format = DepacketizerRegistry.formats.first(where: { $0.framing != current && FramingEvidence.shows($0.framing, in: run.map(\.bytes)) }) else {
+            judged.garbageRuns += 1
             return false
         }
-        framing.changes += 1
+        judged.changes += 1
         for (m, v) in inner!.counts { retired[m, default: 0] += v }
         inner = nil
-        emit(.restart(reason: "the sender's framing changed (\(Self.redecideAfter) datagrams in a row were not \(current), and they carry \(format.name))"))
+        emit(.restart(reason: "the sender's framing changed (\(Self.redecideAfter) datagrams in a row were not \(current.rawValue), and they carry \(format.framing.rawValue))"))
         start(format, emit: emit)
         // All of the run, as it came: a raw stream's middle datagrams may look like RTP by chance.
         for d in run {
@@ -102,14 +102,8 @@ public struct AutoDepacketizer: Depacketizer {
     /// Makes the depacketizer of `format`, says what was detected, and gives it held RTCP.
     private mutating func start(_ format: DepacketizerRegistry.Format, emit: (DepacketizerEvent) -> Void) {
         inner = format.make(options, datagrams, idleFlushMicros)
-        if format.name == "rtp" {
-            emit(.note("RTP\(options.transport == .auto ? " (detected: version 2, dynamic payload type)" : "")"))
-        } else if format.name == "rtp-mpegts" {
-            emit(.note("MPEG-TS in RTP (detected: payload type 33, RFC 2250)"))
-        } else if format.name == "mpeg-ts" {
-            emit(.note("MPEG-TS (detected: sync byte 0x47 every 188 bytes)"))
-        }
-        giveHeldRTCP(format.name == "rtp", emit: emit)
+        if let note = format.framing.detectedNote(forced: options.transport != .auto) { emit(.note(note)) }
+        giveHeldRTCP(format.framing == .rtp, emit: emit)
     }
 
     private mutating func giveHeldRTCP(_ wanted: Bool, emit: (DepacketizerEvent) -> Void) {
@@ -121,16 +115,16 @@ public struct AutoDepacketizer: Depacketizer {
         }
     }
 
-    /// True when a datagram fits the framing named (RTP: version 2 with a dynamic payload type;
+    /// True when a datagram fits `framing` (RTP: version 2 with a dynamic payload type;
     /// RTP/MP2T: version 2 with payload type 33; Annex B: anything that is none of these).
-    static func fits(_ chunk: UnsafeRawBufferPointer, _ framing: String) -> Bool {
+    static func fits(_ chunk: UnsafeRawBufferPointer, _ framing: Framing) -> Bool {
         let rtpTS = chunk.count >= 12 && chunk[0] >> 6 == 2 && chunk[1] & 0x7F == RTPMPEGTSDepacketizer.payloadType
-        if framing == "rtp-mpegts" || rtpTS { return framing == "rtp-mpegts" && rtpTS }
-        if looksLikeMPEGTS(chunk) { return framing == "mpeg-ts" }
-        if framing == "mpeg-ts" { return continuesMPEGTS(chunk) }
-        if RTCPPacket.looksLikeRTCP(chunk) { return framing == "rtp" }
+        if framing == .rtpMPEGTS || rtpTS { return framing == .rtpMPEGTS && rtpTS }
+        if looksLikeMPEGTS(chunk) { return framing == .mpegTS }
+        if framing == .mpegTS { return continuesMPEGTS(chunk) }
+        if RTCPPacket.looksLikeRTCP(chunk) { return framing == .rtp }
         let rtp = RTPPacket.looksLikeRTP(Array(chunk.bindMemory(to: UInt8.self).prefix(12))[...])
-        return framing == "rtp" ? rtp : !rtp
+        return framing == .rtp ? rtp : !rtp
     }
 
     /// True when `chunk` starts with MPEG-TS packets (ISO/IEC 13818-1 §2.4.3.2: 188 bytes, each
@@ -167,8 +161,8 @@ public struct AutoDepacketizer: Depacketizer {
     public mutating func notePictureSplit() { inner?.notePictureSplit() }
     public var counts: [Metric: Int] {
         var c = retired
-        c[.framingChanges] = framing.changes
-        c[.garbageRuns] = framing.garbageRuns
+        c[.framingChanges] = judged.changes
+        c[.garbageRuns] = judged.garbageRuns
         for (m, v) in inner?.counts ?? [:] { c[m, default: 0] += v }
         return c
     }

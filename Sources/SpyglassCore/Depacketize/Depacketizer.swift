@@ -41,8 +41,8 @@ public enum DepacketizerEvent: Sendable {
 ///
 /// Adding an ingest format is one conformer plus one line in ``DepacketizerRegistry``.
 public protocol Depacketizer {
-    /// Short name for logs and the summary ("annex-b", "rtp").
-    var name: String { get }
+    /// The framing this depacketizer reads; nil while it is still to be decided (``AutoDepacketizer``).
+    var framing: Framing? { get }
     /// RTP tells the codec from its SDP or payload; nil when only the NAL headers can tell.
     var codec: VideoCodec? { get }
     /// Takes one chunk as read.

@@ -1,13 +1,13 @@
 import SpyglassTransport
 /// The ingest formats Spyglass knows, and how one is chosen from the first chunk.
 ///
-/// A new format (MPEG-TS, an RTSP session's interleaved RTP) registers here: a name, a test on
-/// the first bytes of a datagram source, and a factory.
+/// A new format registers here: a ``Framing`` case, a test on the first bytes of a datagram
+/// source, and a factory.
 public enum DepacketizerRegistry {
     /// One ingest format.
     public struct Format: Sendable {
-        /// The name used in logs (and by `--rtp`/`--raw`).
-        public let name: String
+        /// The framing it reads.
+        public let framing: Framing
         /// True when the format can also come as a byte stream (TCP, a file, a pipe); else only
         /// datagrams are tested for it.
         public var onByteStreams = false
@@ -19,21 +19,21 @@ public enum DepacketizerRegistry {
 
     /// Formats tried in order on the first chunk; the last one (raw Annex B) takes anything.
     public static let formats: [Format] = [
-        Format(name: "mpeg-ts", onByteStreams: true,
+        Format(framing: .mpegTS, onByteStreams: true,
                matches: { first, o in o.transport == .auto && first.withUnsafeBytes { AutoDepacketizer.looksLikeMPEGTS($0) } },
                make: { o, _, idle in MPEGTSDepacketizer(maxUnitBytes: o.maxAccessUnitBytes, idleFlushMicros: idle,
                                                                program: o.mpegtsSelection.program, pid: o.mpegtsSelection.pid) }),
-        Format(name: "rtp-mpegts",
+        Format(framing: .rtpMPEGTS,
                matches: { head, _ in RTPMPEGTSDepacketizer.looksLikeRTPMPEGTS(head) },
                make: { o, _, idle in
                    RTPMPEGTSDepacketizer(ts: MPEGTSDepacketizer(maxUnitBytes: o.maxAccessUnitBytes,
                                                                 idleFlushMicros: RTPMPEGTSDepacketizer.idleFlushMicros(idle),
                                                                 program: o.mpegtsSelection.program, pid: o.mpegtsSelection.pid))
                }),
-        Format(name: "rtp",
+        Format(framing: .rtp,
                matches: { head, o in o.transport == .rtp || (o.transport == .auto && RTPPacket.looksLikeRTP(head)) },
                make: { o, _, _ in RTPStreamDepacketizer(options: o) }),
-        Format(name: "annex-b",
+        Format(framing: .annexB,
                matches: { _, _ in true },
                make: { o, datagrams, idle in AnnexBDepacketizer(maxUnitBytes: o.maxAccessUnitBytes, datagrams: datagrams, idleFlushMicros: idle) }),
     ]

@@ -14,15 +14,14 @@ enum FramingEvidence {
     /// H.264 §7.3.1, H.265 §7.3.1.2), or MPEG-TS datagrams, needed.
     static let markers = 3
 
-    /// True when `run` shows a stream of the framing named (a ``DepacketizerRegistry`` name).
-    static func shows(_ framing: String, in run: [[UInt8]]) -> Bool {
+    /// True when `run` shows a stream of `framing`.
+    static func shows(_ framing: Framing, in run: [[UInt8]]) -> Bool {
         switch framing {
-        case "rtp": return rtpInSequence(run, payloadTypes: 96...127)
-        case "rtp-mpegts": return rtpInSequence(run, payloadTypes: RTPMPEGTSDepacketizer.payloadType...RTPMPEGTSDepacketizer.payloadType)
-        case "mpeg-ts":
+        case .rtp: return rtpInSequence(run, payloadTypes: 96...127)
+        case .rtpMPEGTS: return rtpInSequence(run, payloadTypes: RTPMPEGTSDepacketizer.payloadType...RTPMPEGTSDepacketizer.payloadType)
+        case .mpegTS:
             return run.count { d in d.withUnsafeBytes { AutoDepacketizer.looksLikeMPEGTS($0) || AutoDepacketizer.continuesMPEGTS($0) } } >= markers
-        case "annex-b": return startCodes(run, atLeast: markers)
-        default: return false
+        case .annexB: return startCodes(run, atLeast: markers)
         }
     }
 

@@ -23,7 +23,7 @@
 import SpyglassBitstream
 import SpyglassTransport
 public struct MPEGTSDepacketizer: Depacketizer {
-    public var name: String { "mpeg-ts" }
+    public var framing: Framing? { .mpegTS }
     public private(set) var codec: VideoCodec?
     private var carry: [UInt8] = []
     private var pmtPID: Int?

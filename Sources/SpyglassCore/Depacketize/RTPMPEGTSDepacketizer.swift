@@ -6,7 +6,7 @@
 import SpyglassBitstream
 import SpyglassTransport
 public struct RTPMPEGTSDepacketizer: Depacketizer {
-    public var name: String { "rtp-mpegts" }
+    public var framing: Framing? { .rtpMPEGTS }
     /// RTP payload type of MPEG-2 transport streams (RFC 3551 §6, Table 5).
     public static let payloadType: UInt8 = 33
     private var ts: MPEGTSDepacketizer

@@ -10,7 +10,7 @@
 import SpyglassBitstream
 import SpyglassTransport
 public struct RTPStreamDepacketizer: Depacketizer {
-    public var name: String { "rtp" }
+    public var framing: Framing? { .rtp }
     private var rtp: RTPReceiver
     private let idleFlushMicros: Int
     private let reorderWindowMicros: Int

@@ -230,7 +230,7 @@ final class FeedLoop {
         switch verdict {
         case .skip(.waitingForParameterSets(first: true)):
             let sets = "SPS/PPS\(au.codec == .h265 ? "/VPS" : "")"
-            let hint = depacketizer.name == "rtp"
+            let hint = depacketizer.framing == .rtp
                 ? "an RTP sender may carry them only in its SDP: give it with --sdp FILE"
                 : "they come with the sender's next keyframe if it repeats them there; if no picture comes, the sender sends them only at its start ("
                     + (au.codec == .h265 ? "x265: repeat-headers=1; GStreamer: h265parse config-interval=-1)"
@@ -502,7 +502,7 @@ final class FeedLoop {
                                                .decoderOpens: d.counters.opens])
         }
         if let f = stage.parameterSets?.latestFormat { metrics.setFormat(codec: nil, format: "\(f.codec.displayName) \(f)") }
-        if depacketizer.name != "auto" { metrics.setTransport(depacketizer.name) }
+        if let framing = depacketizer.framing { metrics.setTransport(framing) }
     }
 
     /// SRT's statistics: its counts, and its drops (too late to play: their bytes never come) as loss.

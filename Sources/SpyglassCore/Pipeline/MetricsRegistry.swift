@@ -117,8 +117,8 @@ public final class MetricsRegistry: Sendable {
     }
 
     /// Sets the ingest format in use ("rtp", "annex-b").
-    public func setTransport(_ name: String) {
-        state.withLock { $0.transport = name }
+    public func setTransport(_ framing: Framing) {
+        state.withLock { $0.transport = framing.rawValue }
     }
 
     /// Sets SRT's statistics of the link (RTT and latency are read from here as gauges).

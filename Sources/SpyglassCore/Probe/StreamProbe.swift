@@ -52,7 +52,7 @@ public struct StreamProbe: Sendable {
         public var datagramSizeMean: Double?
         public var rtp: Bool?
         public var rtpLost: Int?
-        /// How the video was carried: "annex-b", "rtp", "mpeg-ts" or "rtp+mpeg-ts" (RFC 2250).
+        /// How the video was carried: a ``Framing`` name ("annex-b", "rtp", "mpeg-ts", "rtp-mpegts").
         public var framing: String?
         /// What was wrong: invalid NAL units, junk, decode errors, damaged access units.
         public var errors: [String] = []
@@ -171,7 +171,7 @@ public struct StreamProbe: Sendable {
         }
         if s.rtp { report.rtp = true; report.rtpLost = s.datagramsLost }
         let ts = s.tsPackets > 0
-        report.framing = s.rtp ? (ts ? "rtp+mpeg-ts" : "rtp") : (ts ? "mpeg-ts" : "annex-b")
+        report.framing = (s.rtp ? (ts ? Framing.rtpMPEGTS : .rtp) : (ts ? .mpegTS : .annexB)).rawValue
         report.received = s.datagrams
         report.receivedBytes = s.bytes
         report.readSeconds = s.durationSeconds
@@ -247,8 +247,8 @@ public struct StreamProbe: Sendable {
         add("bitrate", r.bitrateKbps.map { String(format: "%.0f kbit/s over %.1f s", $0, r.durationSeconds) } ?? "unknown")
         if let n = r.datagrams {
             add("datagrams", "\(n), \(r.datagramSizeMin ?? 0)–\(r.datagramSizeMax ?? 0) bytes (mean \(String(format: "%.0f", r.datagramSizeMean ?? 0)))"
-                + (r.rtp == true ? ", RTP\(r.framing == "rtp+mpeg-ts" ? " carrying MPEG-TS" : ""), \(r.rtpLost ?? 0) lost"
-                   : r.framing == "mpeg-ts" ? ", MPEG-TS" : ", raw Annex B"))
+                + (r.rtp == true ? ", RTP\(r.framing == Framing.rtpMPEGTS.rawValue ? " carrying MPEG-TS" : ""), \(r.rtpLost ?? 0) lost"
+                   : r.framing == Framing.mpegTS.rawValue ? ", MPEG-TS" : ", raw Annex B"))
         }
         for c in r.parameterSetChanges { add("change", c) }
         add("errors", r.errors.isEmpty ? "none" : r.errors.joined(separator: "; "))

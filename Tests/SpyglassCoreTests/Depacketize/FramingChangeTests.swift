@@ -46,7 +46,7 @@ import Testing
     }
 
     /// Pushes datagrams 1 ms apart; returns the NAL units out, the restarts and the counts.
-    static func push(_ datagrams: [[UInt8]]) -> (units: [[UInt8]], restarts: Int, name: String, counts: [Metric: Int]) {
+    static func push(_ datagrams: [[UInt8]]) -> (units: [[UInt8]], restarts: Int, framing: Framing?, counts: [Metric: Int]) {
         var d = AutoDepacketizer(options: ReceiverOptions(), datagrams: true, idleFlushMicros: 0)
         var units: [[UInt8]] = [], restarts = 0
         for (i, bytes) in datagrams.enumerated() {
@@ -57,7 +57,7 @@ import Testing
                 }
             }
         }
-        return (units, restarts, d.name, d.counts)
+        return (units, restarts, d.framing, d.counts)
     }
 
     /// Each RTP packet followed by 4 garbage datagrams (random bytes, and RTP headers with
@@ -72,7 +72,7 @@ import Testing
         }
         let a = Self.push(clean), b = Self.push(flooded)
         #expect(b.restarts == 0, "garbage flipped the framing \(b.restarts) times")
-        #expect(b.name == "rtp" && b.counts[.framingChanges] == 0)
+        #expect(b.framing == .rtp && b.counts[.framingChanges] == 0)
         #expect(b.counts[.garbageRuns, default: 0] >= 1, "the garbage runs are counted")
         #expect(b.units == a.units, "the stream is untouched")
     }
@@ -84,7 +84,7 @@ import Testing
         let r = Self.push(rtp + raw)
         let rtpOnly = Self.push(rtp), rawOnly = Self.push(raw)
         #expect(r.restarts == 1 && r.counts[.framingChanges] == 1)
-        #expect(r.name == "annex-b")
+        #expect(r.framing == .annexB)
         #expect(r.units.count == rtpOnly.units.count + rawOnly.units.count, "no unit of either part lost")
     }
 
@@ -92,8 +92,8 @@ import Testing
     /// 30 show its own.
     @Test func garbageShowsNoFramingAndAStreamShowsItsOwn() throws {
         let garbage = FloodIsolationTests.garbage(count: 15, seed: 7) + FloodIsolationTests.rtpGarbage(count: 15, seed: 8)
-        for f in DepacketizerRegistry.formats { #expect(!FramingEvidence.shows(f.name, in: garbage), "\(f.name)") }
-        #expect(FramingEvidence.shows("rtp", in: Array(try Self.rtp("test/h264-aud.h264").prefix(30))))
-        #expect(FramingEvidence.shows("annex-b", in: Array(try Self.raw("test/h264-aud.h264").prefix(30))))
+        for f in DepacketizerRegistry.formats { #expect(!FramingEvidence.shows(f.framing, in: garbage), "\(f.framing)") }
+        #expect(FramingEvidence.shows(.rtp, in: Array(try Self.rtp("test/h264-aud.h264").prefix(30))))
+        #expect(FramingEvidence.shows(.annexB, in: Array(try Self.raw("test/h264-aud.h264").prefix(30))))
     }
 }

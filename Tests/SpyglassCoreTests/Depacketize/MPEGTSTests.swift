@@ -118,7 +118,7 @@ import Glibc
         for (i, p) in packets.enumerated() where i != 40 && i != 41 {
             p.withUnsafeBytes { d.push($0, arrivalMicros: UInt64(i), truncated: false) { if case .damage = $0 { damage += 1 } } }
         }
-        #expect(d.name == "rtp-mpegts")
+        #expect(d.framing == .rtpMPEGTS)
         #expect(d.counts[.packetsLost] == 2 && d.counts[.rtpPackets] == packets.count - 2)
         #expect(damage >= 1)
     }

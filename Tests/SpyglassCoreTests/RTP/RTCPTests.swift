@@ -130,7 +130,7 @@ import TestSupport
         for p in packetizer.packetize(Self.units(aus[0]), timestamp90kHz: 90_000 + 4_500) {
             p.withUnsafeBytes { auto.push($0, arrivalMicros: 2, truncated: false) { if case .captureTime(let w, .rtcp) = $0 { times.append(w) } } }
         }
-        #expect(auto.name == "rtp" && times == [unix + 50_000])
+        #expect(auto.framing == .rtp && times == [unix + 50_000])
         #expect(auto.counts[.senderReports] == 1)
     }
 
@@ -246,7 +246,7 @@ final class RTCPPeer {
                                        payload: [0x41, 0x9A, 0x00, 0x01])
         Sender.udp(port: port + 1, datagrams: [intruder, [UInt8](repeating: 0xFF, count: 40)])
         try #require(Wait.until { h.pipeline.metrics.count(.malformedRTCP) == 2 }, "both counted")
-        for p in packets.dropFirst() { Sender.udp(port: port, datagrams: p); usleep(500) }
+        Sender.paced(packets.dropFirst(), everyMicros: 500) { p in Sender.udp(port: port, datagrams: p) }
         let r = h.finish()
         #expect(r.summary.ssrcChanges == 0 && r.summary.resets == 0, "no restart")
         #expect(r.hashes == expected)
@@ -277,7 +277,7 @@ final class RTCPPeer {
         let sr = RTCPTests.senderReport(ssrc: 0x5151, ntp: SenderClock.ntp(unixMicros: unix), rtp: 0)
         peer.send(sr, to: port + 1)
         try #require(Wait.until { h.pipeline.metrics.count(.senderReports) == 1 }, "the report reaches the depacketizer")
-        for (i, p) in packets.enumerated().dropFirst().dropLast() { Sender.udp(port: port, datagrams: p); if i % 4 == 0 { usleep(1_000) } }
+        Sender.paced(packets.dropFirst().dropLast(), everyMicros: 1_000, every: 4) { Sender.udp(port: port, datagrams: $0) }
         // Reports go out every 2 s from the first RTP packet on (the first after 0.5 s).
         let rr = peer.receive(timeoutSeconds: 10)
         Sender.udp(port: port, datagrams: packets[packets.count - 1])

@@ -5,13 +5,14 @@
 #include <microhttpd.h>
 
 /* MHD_start_daemon is variadic, which Swift cannot call: one fixed form, listening on `addr`
-   (an IPv4 sockaddr_in), with libmicrohttpd's own polling thread. */
+   (an IPv4 sockaddr_in), with libmicrohttpd's own polling thread. No MHD_USE_ERROR_LOG: a port in use
+   is our one line ("--metrics …: cannot listen (Address already in use)"), not that and libmicrohttpd's too. */
 typedef enum MHD_Result (*spy_mhd_handler)(void *cls, struct MHD_Connection *connection, const char *url,
                                            const char *method, const char *version, const char *upload_data,
                                            size_t *upload_data_size, void **req_cls);
 
 static inline struct MHD_Daemon *spy_mhd_start(const struct sockaddr_in *addr, spy_mhd_handler handler, void *cls) {
-    return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, ntohs(addr->sin_port), NULL, NULL,
+    return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, ntohs(addr->sin_port), NULL, NULL,
                             (MHD_AccessHandlerCallback)handler, cls,
                             MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)addr,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,

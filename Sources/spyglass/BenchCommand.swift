@@ -83,30 +83,12 @@ a plot (tools/plot-latency).
     // Receiver first (kernel-chosen port; the RTSP server in between), then the sender aimed at it.
     var link = try BenchLink.open(transport, codec: settings.codec, rtspTransport: rtspTransport)
     defer { link.close() }
-    let dest = link.destination
     let session = PlaySession(urls: [link.receiverURL], options: options)
     let via = transport == "rtsp" ? "rtsp over \(rtspTransport.rawValue)" : transport
     let describe = "\(settings.codec.displayName) \(settings.width)x\(settings.height)@\(settings.fps), \(settings.bitrate / 1000) kbit/s, \(settings.slices) slice(s), \(via), display \(options.display.rawValue)"
     writeStandardError("spyglass bench: \(describe), \(String(format: "%.0f", duration)) s\n")
 
-    let senderDone = StopFlag()
-    let (patternSettings, sendSeconds, useRTP, useTS, offset) = (settings, duration, link.rtp, link.mpegts, senderClockOffset)
-    let sendThread = Thread {
-        defer { senderDone.set() }
-        do {
-            let sender = try StreamSender(destination: dest)
-            let live = LiveSender(input: .pattern(patternSettings), sender: sender)
-            live.durationSeconds = sendSeconds
-            live.rtp = useRTP
-            live.mpegts = useTS
-            live.clockOffsetMicros = offset
-            try live.run()
-            sender.finish()
-            usleep(300_000)   // let the last frame through
-        } catch {
-            Log.error("sender: \(error)")
-        }
-    }
+    let senderDone = link.startSender(settings, durationSeconds: duration, clockOffsetMicros: senderClockOffset)
     let started = MonotonicClock.nowMicros()
     var lastLine = 0
     session.onTick = {
@@ -124,7 +106,6 @@ a plot (tools/plot-latency).
         }
         if senderDone.isSet { session.feeds.first?.pipeline.stop() }
     }
-    sendThread.start()
     let rc = session.run(openedSource: try link.openReceiver())
     if isatty(2) != 0 { writeStandardError("\n") }
     guard rc == 0, let recorder = session.feeds.first?.latency else { return rc }
@@ -133,42 +114,12 @@ a plot (tools/plot-latency).
     let s = session.feeds.first?.pipeline.summary
     if let s { print("frames: \(s.framesDecoded) decoded, \(s.framesDisplayed) displayed, \(s.framesDropped) dropped; \(s.decodeErrors) decode errors") }
     if let l = s?.srt { print(FeedSummary.srtText(l)) }
-    var verdict: Int32 = 0
-    if let g = recorder.percentiles("glass-to-glass") {
-        let ok = g.p99 <= target
-        let relative = options.captureClock == .relative ? " (relative: measured from the fastest frame, clocks not synchronized)" : ""
-        print(String(format: "verdict: %@ glass-to-glass p99 %.1f ms %@ %.0f ms target (p50 %.1f ms)%@; capture times from %@",
-                     ok ? "PASS" : "FAIL", g.p99, ok ? "≤" : ">", target, g.p50, relative, s?.captureSource ?? "none"))
-        verdict = ok ? 0 : 3
-    } else if let clock = s?.captureClock {
-        print("verdict: clock offset: \(clock) (synchronize the clocks, or --clock-offset-ms N, or --clock-offset relative)")
-        verdict = 3
-    } else {
-        print("verdict: no frame carried a capture stamp")
-        verdict = 3
-    }
+    let v = BenchVerdict(recorder: recorder, summary: s, targetMillis: target, relative: options.captureClock == .relative)
+    print(v.line)
     if let csv = options.latencyLogPath {
         print("per-frame log: \(csv)")
         let png = plotPath ?? (csv.hasSuffix(".csv") ? String(csv.dropLast(4)) + ".png" : csv + ".png")
-        if png != "none" { plot(csv: csv, png: png, title: "spyglass bench: \(describe)") }
+        if png != "none" { print(plotLatency(csv: csv, png: png, title: "spyglass bench: \(describe)")) }
     }
-    return verdict
-}
-
-/// Runs tools/plot-latency (matplotlib) if it can be found.
-@MainActor func plot(csv: String, png: String, title: String) {
-    guard let tool = toolPath("plot-latency") else {
-        print("plot: tools/plot-latency not found (run from the repository root)")
-        return
-    }
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: tool)
-    p.arguments = [csv, png, "--title", title]
-    do {
-        try p.run()
-        p.waitUntilExit()
-        print(p.terminationStatus == 0 ? "plot: \(png)" : "plot: tools/plot-latency failed (\(p.terminationStatus))")
-    } catch {
-        print("plot: \(error)")
-    }
+    return v.passed ? 0 : 3
 }

@@ -54,94 +54,29 @@ struct ProbeArguments {
     }
 }
 
-/// `spyglass probe`: runs one feed on this thread with observers, then prints what it saw.
+/// `spyglass probe`: parses the arguments, runs ``ProbeRun``, prints what it saw.
 func runProbe(_ argv: [String]) throws -> Int32 {
-    var args = try ProbeArguments(argv)
-    Log.setQuiet(true)
-    VideoDecoder.setLibraryLogging(verbose: false)
-    let url: SourceURL
-    let source: ByteSource
+    let args = try ProbeArguments(argv)
+    let outcome: ProbeRun.Outcome
     do {
-        url = try SourceURL(parsing: args.sourceText)
-        args.options.mpegtsSelection = url.mpegtsSelection ?? MPEGTSSelection()
-        if case .file(let path) = url, isPacketCapture(path) {
-            source = try PcapSource(path: path, port: args.port, host: args.host, speed: 0)
-        } else {
-            source = try openSource(url, options: args.options)
-        }
-    } catch {
-        let text = "\(error)"
+        outcome = try ProbeRun.run(sourceText: args.sourceText, options: args.options, duration: args.duration,
+                                   port: args.port, host: args.host)
+    } catch ProbeRun.Failure.open(let text) {
         let shown = SRTURL.redacting(args.sourceText)
         Log.error(text.hasPrefix(shown) ? text : "\(shown): \(text)")
         return 1
+    } catch {
+        Log.error("\(error)")
+        return 1
     }
-    // A pipe on stdin (a camera tool, ffmpeg) is live too: it may never end.
-    let live = url.deliversInRealTime || (url == .stdin && standardInputIsAStream())
-    if live { args.options.timeoutSeconds = args.duration }
-    let label = source.label
-    let pcapSpan = (source as? PcapSource).flatMap { pcap -> Double? in
-        guard let a = pcap.schedule.first?.time, let b = pcap.schedule.last?.time, b > a else { return nil }
-        return Double(b - a) / 1e6
-    }
-    let packetCapture = source is PcapSource
-    var sdpLines: [String] = []
-    if let rtsp = source as? RTSPSource {
-        let d = rtsp.sessionDescription
-        sdpLines.append("sdp video".padding(toLength: 22, withPad: " ", startingAt: 0)
-                        + "\(d.codec?.displayName ?? "?"), payload type \(d.payloadType.map(String.init) ?? "?"), \(d.parameterSets.count) parameter sets in sprop-*")
-        sdpLines.append("sdp other tracks".padding(toLength: 22, withPad: " ", startingAt: 0)
-                        + (rtsp.otherTracks.isEmpty ? "none" : rtsp.otherTracks.joined(separator: ", ") + " (not played)"))
-        args.options.sdp = d
-    }
-    let gathered = ProbeState()
-    let metrics = MetricsRegistry()
-    let pipeline = Pipeline(id: 1, source: source, options: args.options, metrics: metrics,
-                            sink: HeadlessSink(metrics: metrics, latency: nil), observers: gathered.observers())
-    if live {
-        DispatchQueue.global().asyncAfter(deadline: .now() + args.duration) { pipeline.stop() }
-        FileHandle.standardError.write(Data("spyglass probe: reading \(label) for \(args.duration) s…\n".utf8))
-    }
-    pipeline.runHere()
-    if let error = pipeline.error { Log.error(error); return 1 }
-    let state = gathered.state.withLock { $0 }
-    var probe = state.probe
-    probe.finish(summary: pipeline.summary, live: live || packetCapture, datagramSizes: state.sizes,
-                 parameterSets: state.parameterSets, captureSpanSeconds: pcapSpan)
     if args.json {
         let enc = JSONEncoder()
         enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-        print(String(decoding: try enc.encode(probe.report), as: UTF8.self))
+        print(String(decoding: try enc.encode(outcome.probe.report), as: UTF8.self))
     } else {
-        print("\(label)")
-        for line in sdpLines { print(line) }
-        print(probe.text)
+        print(outcome.label)
+        for line in outcome.sdpLines { print(line) }
+        print(outcome.probe.text)
     }
-    return probe.report.accessUnits > 0 ? 0 : 1
-}
-
-/// True when standard input is a pipe, a socket or a terminal rather than a regular file.
-func standardInputIsAStream() -> Bool {
-    var st = stat()
-    guard fstat(0, &st) == 0 else { return false }
-    return (st.st_mode & S_IFMT) != S_IFREG
-}
-
-/// What `probe` gathers from its feed's thread.
-final class ProbeState: Sendable {
-    struct Gathered {
-        var probe = StreamProbe()
-        var sizes: [Int] = []
-        var parameterSets: ParameterSetStore?
-    }
-    let state = Mutex(Gathered())
-
-    /// Observers that fill ``state`` from the feed's thread.
-    func observers() -> FeedObservers {
-        var o = FeedObservers()
-        o.accessUnit = { [self] au, store in state.withLock { $0.probe.observe(au, store: store) } }
-        o.datagram = { [self] n in state.withLock { if $0.sizes.count < 1_000_000 { $0.sizes.append(n) } } }
-        o.end = { [self] store in state.withLock { $0.parameterSets = store } }
-        o.metadata = { [self] m in state.withLock { $0.probe.observe(metadata: m) } }
-        return o
-    }
+    return outcome.probe.report.accessUnits > 0 ? 0 : 1
 }

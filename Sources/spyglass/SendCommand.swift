@@ -149,6 +149,9 @@ func runSend(_ argv: [String]) throws -> Int32 {
         Log.error(why.hasPrefix(shown) ? why : "\(shown): \(why)")
         return 1
     }
+    if case .udp(nil, let port, _) = dest {
+        Log.info("udp://:\(port) names no host: sending to 127.0.0.1:\(port) (udp://HOST:\(port) sends to another machine)")
+    }
     let sender: StreamSender
     do { sender = try StreamSender(destination: dest, mtu: o.mtu) } catch { Log.error("\(error)"); return 1 }
     let input: LiveSender.Input = what == "pattern" ? .pattern(o.settings) : .file(path: what, fps: o.fileFPS, loop: o.loop)
@@ -163,9 +166,10 @@ func runSend(_ argv: [String]) throws -> Int32 {
     if o.rtp && !sender.isDatagram { Log.error("--rtp needs a udp:// destination"); return 1 }
     live.durationSeconds = o.duration
     VideoDecoder.setLibraryLogging(verbose: false)   // no libx264 statistics block on exit
+    let stop = live.stop
     StopSignals.onSignal { sig, count in
         if count > 1 { _exit(128 + sig) }
-        live.stop.set()
+        stop.set()
     }
     if case .pattern(let s) = input {
         Log.info("sending \(s.codec.displayName) \(s.width)x\(s.height)@\(s.fps) \(s.bitrate / 1000) kbit/s test pattern to \(dest)")
@@ -174,16 +178,8 @@ func runSend(_ argv: [String]) throws -> Int32 {
     }
     do { try live.run() } catch { Log.error("\(error)"); return 1 }
     sender.finish()
-    Log.info(sentLine(live, sender, dest, pattern: input.isPattern))
+    Log.info(live.closingLine(sender, destination: dest, pattern: input.isPattern))
     return 0
-}
-
-/// The closing line: what went out, the encoder's mean time (pattern) and SRT's statistics.
-func sentLine(_ live: LiveSender, _ sender: StreamSender, _ dest: SourceURL, pattern: Bool) -> String {
-    let encode = pattern && live.framesEncoded > 0 ? String(format: "; encode mean %.2f ms per frame", live.encodeMillisMean) : ""
-    let srt = sender.srtStatistics.map { String(format: "; SRT: RTT %.2f ms, %d retransmitted, %d dropped", $0.roundTripMillis, $0.packetsRetransmittedSent, $0.packetsDroppedSending) } ?? ""
-    let unit = sender.isDatagram ? "datagrams" : dest.isSRT ? "messages" : "writes"
-    return "sent \(live.accessUnitsSent) access units, \(sender.datagramsSent) \(unit), \(sender.bytesSent) bytes\(encode)\(srt)"
 }
 
 /// `--klv LAT,LON,ALT,HDG`: the position a KLV local set reports.

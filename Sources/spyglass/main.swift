@@ -144,7 +144,7 @@ do {
     case "-V", "--version", "version":
         print((["spyglass \(BuildInfo.version)"] + BuildInfo.libraryLines()).joined(separator: "\n"))
     case "-h", "--help", "help":
-        print(usage + "\n\n" + sendUsage + "\n\n" + benchUsage + "\n\n" + probeUsage)
+        print(usage + "\n\n" + sendUsage + "\n\n" + benchUsage + "\n\n" + probeUsage + "\n\n" + replayUsage)
     default:
         throw CLIError.usage("unknown command '\(command)'\(Suggestion.didYouMean(command, among: commands))")
     }

@@ -99,16 +99,24 @@ import SpyglassTransport
         var stalled = false
         /// Datagrams (or reads) counted when the last picture was shown.
         var datagramsAtLastFrame = 0
+        /// Datagrams (or reads) counted at the last tick, and when that count last changed (µs).
+        var datagramsSeen = 0
+        var lastDataMicros: UInt64 = 0
         /// The state badge last shown.
         var badge: TileBadge?
     }
 
-    /// Why no picture comes: never "no data" while data arrives.
-    static func stallReason(_ s: FeedSummary, since datagrams: Int, state: PipelineState, label: String) -> String {
+    /// Why no picture comes: never "no data" while data arrives, and never "datagrams since the
+    /// last picture" once none has come for the stall time (the last of a sender that exited).
+    /// - Parameters:
+    ///   - datagrams: datagrams (or reads) counted when the last picture was shown.
+    ///   - silentMicros: µs since the last datagram (or read); `stallMicros`: the stall time, µs.
+    nonisolated static func stallReason(_ s: FeedSummary, since datagrams: Int, silentMicros: UInt64, stallMicros: UInt64,
+                            state: PipelineState, label: String) -> String {
         if state == .reconnecting { return "sender disconnected" }
         if case .connecting(let why) = state { return "cannot reach \(label): \(why)" }
         let arrived = s.datagrams - datagrams
-        guard arrived > 0 else { return "no data from \(label)" }
+        guard arrived > 0, silentMicros < stallMicros else { return "no data from \(label)" }
         let notRTP = s.notRTP > 0 ? ", \(s.notRTP) not RTP" : ""
         return "\(arrived) datagrams since the last picture, none made one\(notRTP)"
     }
@@ -124,6 +132,8 @@ import SpyglassTransport
         guard p.badge.map({ b.drawsDifferently(from: $0) }) ?? true else { return }
         p.badge = b
         display.badge = b == .live ? nil : b
+        // The title names the state the badge shows ("reconnecting", not "stalled").
+        if p.stalled { display.setTitle(title(b.word)) }
         display.redraw()
     }
 
@@ -143,6 +153,7 @@ import SpyglassTransport
         }
         guard settings.live else { return }
         let s = pipeline.summary
+        if s.datagrams != p.datagramsSeen || p.lastDataMicros == 0 { p.datagramsSeen = s.datagrams; p.lastDataMicros = now }
         if p.lastPresented == 0 {
             // Still waiting: say for how long and what has arrived.
             display.showMessage(["Waiting for video…", "from \(pipeline.label)",
@@ -150,9 +161,12 @@ import SpyglassTransport
         } else if Double(now - p.lastPresented) / 1000 >= settings.stallMillis {
             // A frozen picture must not look live (the badge dims it).
             // The badge says "stalled" and the age; the overlay says why.
-            display.setOverlay([Self.stallReason(s, since: p.datagramsAtLastFrame, state: pipeline.state, label: pipeline.label)])
+            let stall = UInt64(settings.stallMillis * 1000)
+            currentStallReason = Self.stallReason(s, since: p.datagramsAtLastFrame, silentMicros: now - min(now, p.lastDataMicros),
+                                             stallMicros: stall, state: pipeline.state, label: pipeline.label)
+            showOverlay()
             display.redraw()
-            if !p.stalled { display.setTitle(title("stalled")); p.stalled = true }
+            if !p.stalled { p.stalled = true; display.setTitle(title(p.badge?.word ?? "stalled")) }
         }
     }
 
@@ -203,7 +217,7 @@ import SpyglassTransport
         frame.timing.presentedMicros = MonotonicClock.nowMicros()
         p.lastPresented = frame.timing.presentedMicros
         p.datagramsAtLastFrame = pipeline.metrics.count(.datagrams)
-        if p.stalled { showOverlay(); p.stalled = false; p.playing = false }
+        if p.stalled { p.stalled = false; p.playing = false; currentStallReason = nil; showOverlay() }
         PresentationStamps.record(frame, metrics: pipeline.metrics, latency: latency)
         let fmt = "\(pipeline.metrics.codec ?? "") \(frame.width)x\(frame.height)"
         if !p.playing || fmt != p.lastFormat {
@@ -226,13 +240,18 @@ import SpyglassTransport
         liveLines = FeedOverlay.lines(inputs, compact: display.outputSize.height < 400)
     }
 
-    /// Puts the overlay of the current mode on the display.
+    /// Why no picture comes, while stalled (drawn above the `i` or `s` overlay).
+    private var currentStallReason: String?
+
+    /// The overlay of the mode (`i`, `s`, none), under the reason for a stall when there is one:
+    /// a stalled feed is when an operator wants the frame age and the loss most.
     private func showOverlay() {
+        let reason = currentStallReason.map { [OverlayLine($0, .bad)] } ?? []
         switch mode {
-        case .none: display.setOverlay([])
-        case .stats: display.setOverlay(Self.statsLines(pipeline.summary))
+        case .none: display.setOverlay(lines: reason, sparkline: nil)
+        case .stats: display.setOverlay(lines: reason + Self.statsLines(pipeline.summary).map { OverlayLine($0) }, sparkline: nil)
         case .live:
-            display.setOverlay(lines: liveLines.isEmpty ? [OverlayLine("measuring the last second…")] : liveLines,
+            display.setOverlay(lines: reason + (liveLines.isEmpty ? [OverlayLine("measuring the last second…")] : liveLines),
                                sparkline: (liveHistory, settings.targetMillis))
         }
     }

@@ -20,6 +20,13 @@ public func openSource(_ url: SourceURL, options: ReceiverOptions, retryFirstCon
         Log.info("\(s.label): waiting for a sender on port \(s.listeningPort)")
         return s
     case .file(let path):
+        // A tcpdump/Wireshark capture is packets, not a stream: its UDP flow, as it arrived.
+        if PcapSource.isPacketCapture(path) {
+            let s = try PcapSource(path: path, speed: options.untimed ? 0 : 1)
+            Log.info("\(path): a packet capture: playing its UDP flow \(s.flow.map { "\($0)" } ?? "") as recorded"
+                     + " (spyglass replay FILE --port N picks another flow, --send re-emits it)")
+            return s
+        }
         return try StreamFDSource.file(path: path)
     case .stdin:
         return StreamFDSource.stdin()

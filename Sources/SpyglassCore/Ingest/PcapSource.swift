@@ -1,3 +1,4 @@
+import Foundation
 import CPcap
 #if canImport(Glibc)
 import Glibc
@@ -246,5 +247,14 @@ public final class PcapSource: ByteSource {
             order.removeAll { $0 == key }
             return whole
         }
+    }
+
+    /// True for pcap and pcapng files, by their magic numbers (both byte orders, µs and ns pcap;
+    /// pcapng's section header block 0x0A0D0D0A).
+    public static func isPacketCapture(_ path: String) -> Bool {
+        guard let h = FileHandle(forReadingAtPath: path), let d = try? h.read(upToCount: 4), d.count == 4 else { return false }
+        let m = [UInt8](d)
+        return m == [0xD4, 0xC3, 0xB2, 0xA1] || m == [0xA1, 0xB2, 0xC3, 0xD4] || m == [0x4D, 0x3C, 0xB2, 0xA1]
+            || m == [0xA1, 0xB2, 0x3C, 0x4D] || m == [0x0A, 0x0D, 0x0D, 0x0A]
     }
 }

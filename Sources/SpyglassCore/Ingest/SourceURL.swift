@@ -27,6 +27,8 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
     public enum ParseError: Error, Equatable, CustomStringConvertible {
         case unknownScheme(String)
         case badAddress(String)
+        /// `udp://5600`: a port without its ':'; carries the text and the likely meaning.
+        case portWithoutColon(String, meant: String)
         /// `udp:/5600`, `udp:5600`: a scheme without its `//`; carries the text and the likely meaning.
         case missingSlashes(String, meant: String)
         /// A query item the scheme does not know (`udp://:5600?ifcae=eth0`), with the ones it does.
@@ -39,6 +41,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
             case .missingSlashes(_, let meant): return "not a URL: a scheme needs '://' (did you mean \(meant)?)"
             case .unknownScheme(let s): return "unknown URL scheme '\(s)' (use udp://, tcp://, rtsp://, srt://, a file path or -)"
             case .badAddress(let s): return "bad address '\(s)' (expected HOST:PORT with PORT 1-65535)"
+            case .portWithoutColon(let s, let meant): return "bad address '\(s)': a port needs its ':' (did you mean \(meant)?)"
             }
         }
     }
@@ -109,6 +112,9 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
             host = s[..<colon]
             portText = s[s.index(after: colon)...]
         } else {
+            if let p = UInt16(s), p > 0, let scheme = original.range(of: "://") {
+                throw ParseError.portWithoutColon(original, meant: String(original[..<scheme.upperBound]) + ":" + original[scheme.upperBound...])
+            }
             throw ParseError.badAddress(original)
         }
         guard let port = UInt16(portText), port > 0 else { throw ParseError.badAddress(original) }

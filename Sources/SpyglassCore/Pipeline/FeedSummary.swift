@@ -149,7 +149,7 @@ public struct FeedSummary: Codable, Sendable {
         codec = m.codec
         format = m.format
         parameterSetChanges = m.parameterSetChanges
-        rtp = m.transport?.hasPrefix("rtp") == true
+        rtp = m.transport.flatMap(Framing.init(rawValue:))?.isRTP == true
         captureClock = m.clockStatus
         captureSource = m.captureSource
         platform = m.platform
@@ -182,8 +182,12 @@ public struct FeedSummary: Codable, Sendable {
     }
 
     /// The one-line human summary printed to stderr on exit.
-    public var line: String {
-        var s = "spyglass: \(source): \(datagrams) \(isDatagramSource ? "datagrams" : "reads"), \(bytes) bytes"
+    public var line: String { line(name: nil) }
+
+    /// The summary line, led by the feed's `name=` (a wall file's) and its source.
+    public func line(name: String?) -> String {
+        let who = name.map { $0 == source ? source : "\($0) (\(source))" } ?? source
+        var s = "spyglass: \(who): \(datagrams) \(isDatagramSource ? "datagrams" : "reads"), \(bytes) bytes"
         if emptyDatagrams > 0 { s += " (\(emptyDatagrams) empty)" }
         if truncatedDatagrams > 0 { s += " (\(truncatedDatagrams) truncated)" }
         s += "; \(nalUnits) NAL units, \(accessUnits) access units"

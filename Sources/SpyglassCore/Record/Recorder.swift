@@ -147,6 +147,7 @@ public final class Recorder {
         guard index >= 0, write(index, Array(Self.header.utf8)) else { fail("\(name).idx: \(errnoText())"); return false }
         streamPath = name
         files.append(name)
+        Log.info("recording to \(name) (its timing index: \(name).idx)")
         offset = 0
         indexOffset = Self.header.utf8.count
         last = nil

@@ -1,5 +1,4 @@
 import Foundation
-import SpyglassCore
 import SpyglassBitstream
 
 /// The link `spyglass bench` measures across: the receiver's opened source, where the sender
@@ -13,19 +12,20 @@ import SpyglassBitstream
 /// | `mpegts` | MPEG-TS over UDP | UDP |
 /// | `srt` | MPEG-TS over SRT (libsrt caller) | SRT listener, latency 20 ms |
 /// | `rtsp` | RTP over UDP to GStreamer's RTSP server (tools/rtsp-server --relay-rtp) | RTSP client, `--rtsp-transport` udp or tcp |
-struct BenchLink {
+public struct BenchLink {
     /// The transports `--transport` takes.
-    static let transports = ["udp", "rtp", "tcp", "mpegts", "srt", "rtsp"]
+    public static let transports = ["udp", "rtp", "tcp", "mpegts", "srt", "rtsp"]
 
     /// The receiver's source, opened (nil for RTSP until ``openReceiver()``).
     private var source: ByteSource?
     /// The receiver's source as a URL (the feed's label).
-    let receiverURL: SourceURL
+    public let receiverURL: SourceURL
     /// Where the sender sends.
-    let destination: SourceURL
+    public let destination: SourceURL
     /// The sender's framing: RTP, MPEG-TS, or (both false) raw Annex B.
-    let rtp: Bool
-    let mpegts: Bool
+    public let rtp: Bool
+    /// See ``rtp``.
+    public let mpegts: Bool
     /// The RTSP server, running until ``close()``.
     let server: Process?
     /// The server's URL (RTSP only).
@@ -34,7 +34,7 @@ struct BenchLink {
     /// Opens the receiving end of `transport` (and its server) on 127.0.0.1.
     /// - Throws: ``SourceError/open(_:)`` when a socket cannot be opened or the RTSP server
     ///   does not start (tools/rtsp-server missing, or GStreamer's RTSP server not installed).
-    static func open(_ transport: String, codec: VideoCodec, rtspTransport: RTSPTransport) throws -> BenchLink {
+    public static func open(_ transport: String, codec: VideoCodec, rtspTransport: RTSPTransport) throws -> BenchLink {
         switch transport {
         case "tcp":
             let tcp = try TCPSource(listenOn: "127.0.0.1", port: 0)
@@ -58,7 +58,7 @@ struct BenchLink {
     /// The receiver's source: opened already, or (RTSP) opened now. GStreamer's RTSP server
     /// answers DESCRIBE only once RTP flows into it: start the sender first.
     /// - Throws: ``SourceError/open(_:)`` when the RTSP server does not answer.
-    mutating func openReceiver() throws -> ByteSource {
+    public mutating func openReceiver() throws -> ByteSource {
         if let source { self.source = nil; return source }
         guard let rtsp else { throw SourceError.open("bench: the receiver is open already") }
         return try RTSPSource(url: rtsp.url, transport: rtsp.transport)
@@ -96,8 +96,38 @@ struct BenchLink {
         return p
     }
 
+    /// Starts the pattern sender aimed at this link (its framing: RTP, MPEG-TS or raw Annex B),
+    /// on a thread of its own.
+    /// - Parameters:
+    ///   - settings: the encoder's (codec, size, rate, bitrate, slices, preset).
+    ///   - durationSeconds: how long it sends.
+    ///   - clockOffsetMicros: it stamps as if its clock ran this far ahead (`--sender-clock-offset-ms`).
+    /// - Returns: a flag set once it has sent, and its last frame has had 300 ms to arrive.
+    public func startSender(_ settings: VideoEncoder.Settings, durationSeconds: Double, clockOffsetMicros: Int64) -> StopFlag {
+        let done = StopFlag()
+        let (dest, useRTP, useTS) = (destination, rtp, mpegts)
+        let thread = Thread {
+            defer { done.set() }
+            do {
+                let sender = try StreamSender(destination: dest)
+                let live = LiveSender(input: .pattern(settings), sender: sender)
+                live.durationSeconds = durationSeconds
+                live.rtp = useRTP
+                live.mpegts = useTS
+                live.clockOffsetMicros = clockOffsetMicros
+                try live.run()
+                sender.finish()
+                MonotonicClock.sleep(untilMicros: MonotonicClock.nowMicros() + 300_000)   // let the last frame through
+            } catch {
+                Log.error("sender: \(error)")
+            }
+        }
+        thread.start()
+        return done
+    }
+
     /// Stops the server, if any.
-    func close() {
+    public func close() {
         server?.terminate()
         server?.waitUntilExit()
     }
@@ -105,7 +135,7 @@ struct BenchLink {
 
 /// A tool of the repository (`tools/NAME`), found from the working directory or next to the
 /// built executable (`.build/<config>/spyglass`), or nil.
-func toolPath(_ name: String) -> String? {
+public func toolPath(_ name: String) -> String? {
     // The running binary itself (/proc/self/exe), not argv[0]: found on PATH, argv[0] is a bare name.
     let exe = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
                   ?? CommandLine.arguments[0]).resolvingSymlinksInPath()

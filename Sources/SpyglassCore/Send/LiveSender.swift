@@ -5,7 +5,9 @@ import SpyglassTransport
 
 /// `spyglass send`: streams the live test pattern (encoded now) or a capture file at real-time
 /// pace, each access unit stamped with its capture instant in an ST 0604 SEI.
-public final class LiveSender: @unchecked Sendable {
+///
+/// Used from one thread; only ``stop`` is shared (it is ``Sendable``).
+public final class LiveSender {
     /// What to send.
     public enum Input: Sendable {
         /// The moving test pattern, encoded live with these settings.
@@ -189,5 +191,16 @@ public final class LiveSender: @unchecked Sendable {
             out += [0, 0, 0, 1]; out += u
         }
         return out
+    }
+}
+
+extension LiveSender {
+    /// `send`'s closing line: what went out (access units; datagrams, SRT messages or writes;
+    /// bytes), the encoder's mean time per frame (pattern) and SRT's statistics.
+    public func closingLine(_ sender: StreamSender, destination: SourceURL, pattern: Bool) -> String {
+        let encode = pattern && framesEncoded > 0 ? String(format: "; encode mean %.2f ms per frame", encodeMillisMean) : ""
+        let srt = sender.srtStatistics.map { String(format: "; SRT: RTT %.2f ms, %d retransmitted, %d dropped", $0.roundTripMillis, $0.packetsRetransmittedSent, $0.packetsDroppedSending) } ?? ""
+        let unit = sender.isDatagram ? "datagrams" : destination.isSRT ? "messages" : "writes"
+        return "sent \(accessUnitsSent) access units, \(sender.datagramsSent) \(unit), \(sender.bytesSent) bytes\(encode)\(srt)"
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import SpyglassCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -12,15 +11,17 @@ import SpyglassTransport
 ///
 /// The framemd5 file and the flight recorder belong to the feed's thread: it closes them when
 /// the feed ends and leaves what went wrong in ``report`` for the summary.
-final class PlayFeed {
+public final class PlayFeed {
     let n: Int
     let url: SourceURL
     /// The tile label: `name=` from the wall file, else the source.
     let name: String
     /// `--target-ms` from the wall file: the glass-to-glass target, ms.
     let targetMillis: Double?
-    let pipeline: Pipeline
-    let latency: LatencyRecorder?
+    /// The feed's pipeline (its own thread, state, registry).
+    public let pipeline: Pipeline
+    /// The per-frame timing (`--latency-log`, and bench's samples); nil when neither asked for it.
+    public let latency: LatencyRecorder?
     let recording: RecordingSource?
     /// The hand-off to the window (nil when headless).
     let slot: FrameSlot?
@@ -130,7 +131,7 @@ final class PlayFeed {
         var status: Int32 = snapshotFailed || recordUnwritable || report.failed ? 1 : 0
         for line in report.notes { Log.info(line) }
         let summary = pipeline.summary
-        writeStandardError(summary.line + "\n")
+        writeStandardError(summary.line(name: name) + "\n")
         if let path = paths.summary {
             let enc = JSONEncoder()
             enc.outputFormatting = [.prettyPrinted, .sortedKeys]

@@ -1,5 +1,4 @@
 import Foundation
-import SpyglassCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -7,20 +6,20 @@ import Glibc
 
 /// `spyglass play`: one ``Pipeline`` per source, each on its own thread; the window (one feed)
 /// or nothing (headless) on the main thread; then one summary line per feed.
-@MainActor final class PlaySession {
+@MainActor public final class PlaySession {
     let urls: [SourceURL]
     var options: PlayOptions
     /// Each feed's options (a wall file's lines); empty: every feed has ``options``.
     private let perFeed: [PlayOptions]
     /// Called on the main thread about every 100 ms while running (bench's progress bar).
-    var onTick: (() -> Void)?
+    public var onTick: (() -> Void)?
     /// Headless, print a status line per feed while running (`play`; not `bench`, which has its
     /// own progress line). Off with `--quiet`, `--status 0`, and when a window showed the feeds.
-    var showsStatusLines = false
+    public var showsStatusLines = false
     /// A window (single or wall) was open: the feeds' state was on screen.
     private var windowShown = false
     /// The feeds, once running (bench reads the first one's latency log and stops it).
-    private(set) var feeds: [PlayFeed] = []
+    public private(set) var feeds: [PlayFeed] = []
     /// What Ctrl-C stops: nil while the sources are being opened (then it exits at once).
     private let stopTargets = StopTargets()
 
@@ -34,7 +33,7 @@ import Glibc
 
     /// - Parameters: urls: the sources; options: the command line's; perFeed: each feed's own
     ///   (same count as `urls`), or empty when all feeds share `options`.
-    init(urls: [SourceURL], options: PlayOptions, perFeed: [PlayOptions] = []) {
+    public init(urls: [SourceURL], options: PlayOptions, perFeed: [PlayOptions] = []) {
         self.urls = urls
         self.options = options
         self.perFeed = perFeed
@@ -42,7 +41,7 @@ import Glibc
 
     /// Runs to the end; returns the process exit status.
     /// - Parameter openedSource: a source already opened (bench, replay), for a single feed.
-    func run(openedSource: sending ByteSource? = nil) -> Int32 {
+    public func run(openedSource: sending ByteSource? = nil) -> Int32 {
         Log.setQuiet(options.quiet)
         Log.setNamesFeeds(urls.count > 1)
         VideoDecoder.setLibraryLogging(verbose: options.verbose)

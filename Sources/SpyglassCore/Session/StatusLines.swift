@@ -1,5 +1,4 @@
 import Foundation
-import SpyglassCore
 #if canImport(Glibc)
 import Glibc
 #endif

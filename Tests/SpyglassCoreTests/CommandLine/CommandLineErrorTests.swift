@@ -84,6 +84,21 @@ import Glibc
         #expect(SourceURL.withSlashes("clips/udp.h264") == nil)
     }
 
+    @Test func aPortWithoutItsColonNamesTheURLMeant() throws {
+        let (rc, err) = try play(["udp://27600"])
+        #expect(rc != 0)
+        #expect(err.split(separator: "\n").count == 1, "\(err)")
+        #expect(err.contains("did you mean udp://:27600?"), "\(err)")
+        #expect(throws: SourceURL.ParseError.portWithoutColon("tcp://5000", meant: "tcp://:5000")) { try SourceURL(parsing: "tcp://5000") }
+        #expect(throws: SourceURL.ParseError.badAddress("udp://cam")) { try SourceURL(parsing: "udp://cam") }
+    }
+
+    @Test func aSenderWithNoHostSaysWhereItSends() throws {
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://:27700", "--size", "160x96", "--duration", "0.2"])
+        #expect(rc == 0, "\(err)")
+        #expect(err.contains("udp://:27700 names no host: sending to 127.0.0.1:27700"), "\(err)")
+    }
+
     @Test func aMistypedCommandGetsDidYouMean() throws {
         let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["plya", "udp://:5600"])
         #expect(rc == 2)

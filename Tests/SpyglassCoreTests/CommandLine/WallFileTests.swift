@@ -51,6 +51,8 @@ import Glibc
                                     ["--display", "none", "--untimed"])
         #expect(rc == 0, "\(err)")
         #expect(err.split(separator: "\n").filter { $0.contains("frames decoded") }.count == 2, "\(err)")
+        #expect(err.contains("spyglass: First one (\(a)): "), "each summary is led by the feed's name: \(err)")
+        #expect(err.contains("spyglass: Second (\(b)): "), "\(err)")
     }
 
     @Test("a missing wall file is one line")

@@ -73,7 +73,7 @@ struct WindowRoutingTests {
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shot-\(getpid())-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             let path = ScreenshotName.path(folder: dir, name: "udp://:5600")
-            #expect(path.hasPrefix("\(dir)/spyglass-udp____5600-") && path.hasSuffix("Z.png"), "\(path)")
+            #expect(path.hasPrefix("\(dir)/spyglass-udp-5600-") && path.hasSuffix("Z.png"), "\(path)")
             #expect(a.screenshot(path: path) == nil)
             let png = try #require(IMG_Load(path), "the PNG decodes: \(String(cString: SDL_GetError()))")
             defer { SDL_FreeSurface(png) }
@@ -251,14 +251,9 @@ final class VirtualScreen {
     private static func terminate(_ pid: pid_t) {
         kill(pid, SIGTERM)
         var status: Int32 = 0
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if Date() > deadline {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                return
-            }
-            usleep(10_000)
+        if !Wait.until(timeoutSeconds: 10, { waitpid(pid, &status, WNOHANG) != 0 }) {
+            kill(pid, SIGKILL)
+            _ = waitpid(pid, &status, 0)
         }
     }
 }

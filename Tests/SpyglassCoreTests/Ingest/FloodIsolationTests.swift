@@ -48,7 +48,7 @@ import Glibc
             let g = Self.garbage(count: 1, seed: UInt64(i)) + Self.rtpGarbage(count: 1, seed: UInt64(i))
             Sender.udp(port: port, datagrams: g, via: flood)
             sent += g.count
-            if i % 32 == 31 { usleep(1000) }   // loopback has no pacing: let the receiver keep up
+            if i % 32 == 31 { Sender.pace(micros: 1000) }   // loopback has no pacing: let the receiver keep up
         }
         let r = h.finish()
         #expect(r.hashes == expected)

@@ -144,9 +144,10 @@ import Glibc
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let packets = try RTPIngestTests.rtpPackets(path, codec: .h264)
         let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let port = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: packets.count, idleFlushMicros: 0))
         h.start()
-        for (i, p) in packets.enumerated() { Sender.udp(port: source.boundPort, datagrams: p); if i % 4 == 0 { usleep(1_000) } }
+        Sender.paced(packets, everyMicros: 1_000, every: 4) { Sender.udp(port: port, datagrams: $0) }
         let r = h.finish()
         #expect(r.hashes == expected)
         #expect(r.timings.allSatisfy { $0.captureWallMicros == 0 })

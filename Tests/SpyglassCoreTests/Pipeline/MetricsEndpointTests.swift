@@ -66,4 +66,16 @@ import Glibc
         }
         #expect(got, "PromQL returns one series per feed: \(answer)")
     }
+
+    /// A metrics port in use is one line of ours, not libmicrohttpd's own besides (issue 18).
+    @Test func aMetricsPortInUseIsOneLine() throws {
+        let (fd, port) = Sender.tcpListener()
+        defer { close(fd) }
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", Fixtures.capture("test/h264-baseline.h264"),
+                                                                    "--display", "none", "--metrics", "127.0.0.1:\(port)"])
+        #expect(rc == 1)
+        let lines = err.split(separator: "\n").filter { $0.localizedCaseInsensitiveContains("bind") || $0.contains("\(port)") }
+        #expect(lines.count == 1, "one line about the port: \(err)")
+        #expect(lines.first?.contains("--metrics 127.0.0.1:\(port): cannot listen") == true, "\(err)")
+    }
 }

@@ -38,7 +38,7 @@ import Glibc
         h.start()
         for (i, au) in aus.enumerated().dropFirst(join) {
             Sender.udp(port: boundPort, datagrams: p.packetize(units(of: au), timestamp90kHz: UInt32(i * 3000)))
-            usleep(2_000)   // pacing: one access unit per 2 ms, like a sender
+            Sender.pace(micros: 2_000)   // one access unit per 2 ms, like a sender
         }
         let r = h.finish()
         #expect(r.hashes.count > 20)
@@ -70,7 +70,7 @@ import Glibc
             h.start()
             for (i, u) in stripped.enumerated().dropFirst(5) {
                 Sender.udp(port: boundPort, datagrams: p.packetize(u, timestamp90kHz: UInt32(i * 3000)))
-                usleep(2_000)   // pacing: one access unit per 2 ms, like a sender
+                Sender.pace(micros: 2_000)   // one access unit per 2 ms, like a sender
             }
             let r = h.finish()
             if withSDP {
@@ -94,7 +94,7 @@ import Glibc
         let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 0))
         h.start()
-        for d in stamped { Sender.udp(port: boundPort, datagrams: [d]); usleep(1_000) }   // pacing: 1 ms apart, like a sender
+        Sender.paced(stamped, everyMicros: 1_000) { Sender.udp(port: boundPort, datagrams: [$0]) }   // 1 ms apart, like a sender
         let r = h.finish()
         #expect(r.hashes == expected)
         #expect(r.summary.accessUnits == aus.count)

@@ -96,7 +96,7 @@ import TestSupport
             let boundPort = source.boundPort
             let h = Harness(source: source, options: Harness.liveOptions(frames: groups.count, idleFlushMicros: 0))
             h.start()
-            for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
+            Sender.paced(groups, everyMicros: 2_000) { g in Sender.udp(port: boundPort, datagrams: g) }
             let r = h.finish()
             #expect(r.hashes == (try Fixtures.ffmpegFrameMD5(path)), "\(name)")
             #expect(r.summary.datagramsLost == 0, "\(name)")
@@ -113,8 +113,8 @@ import TestSupport
         let h = Harness(source: source, options: Harness.liveOptions(frames: 20 + expected.count, idleFlushMicros: 0))
         h.start()
         // The first sender dies after 20 access units; a restarted one sends the whole stream.
-        for g in a.prefix(20) { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
-        for g in b { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
+        Sender.paced(a.prefix(20), everyMicros: 2_000) { g in Sender.udp(port: boundPort, datagrams: g) }
+        Sender.paced(b, everyMicros: 2_000) { g in Sender.udp(port: boundPort, datagrams: g) }
         let r = h.finish()
         #expect(r.summary.resets == 1)
         #expect(Array(r.hashes.prefix(20)) == Array(expected.prefix(20)))
@@ -134,7 +134,7 @@ import TestSupport
         o.timeoutSeconds = 1
         let h = Harness(source: source, options: o)
         h.start()
-        for g in groups.dropFirst(join) { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
+        Sender.paced(groups.dropFirst(join), everyMicros: 2_000) { g in Sender.udp(port: boundPort, datagrams: g) }
         let r = h.finish()
         #expect(r.summary.skippedBeforeRandomAccess > 0, "waited for the recovery point")
         let firstAU = try #require(r.presentedAccessUnits.first)
@@ -182,7 +182,7 @@ import TestSupport
         let json = try? JSONSerialization.jsonObject(with: line.prefix { $0 != 0x0A }) as? [String: Int]
         let port = UInt16(try #require(json?["listening"], "tools/impair printed no port: \(String(decoding: line, as: UTF8.self))"))
         // Pacing: one access unit every 3 ms, as a sender on a link would.
-        for g in impaired { Sender.udp(port: port, datagrams: g); usleep(3_000) }
+        Sender.paced(impaired, everyMicros: 3_000) { g in Sender.udp(port: port, datagrams: g) }
         // The proxy handles datagrams in order: once a marker sent after the stream is through, the
         // stream is too (the marker may be lost or held back itself: send it again until one is).
         let through = Wait.until(timeoutSeconds: 10, pollMillis: 20) {
@@ -196,7 +196,7 @@ import TestSupport
         // The clean part comes from another socket: a new sender, heard once the relay has been
         // silent as long as a port waits before it lets another sender take over (SenderLatch).
         usleep(UInt32(SenderLatch<UDPPeer>.takeoverSilenceMicros))
-        for g in clean { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
+        Sender.paced(clean, everyMicros: 2_000) { g in Sender.udp(port: boundPort, datagrams: g) }
         return h.finish()
     }
 
@@ -237,7 +237,7 @@ import TestSupport
         let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 0))
         h.start()
-        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
+        Sender.paced(groups, everyMicros: 2_000) { g in Sender.udp(port: boundPort, datagrams: g) }
         let r = h.finish()
         #expect(r.summary.datagramsLost == 2)
         #expect(r.summary.damagedAccessUnits == 2)
@@ -256,7 +256,7 @@ import TestSupport
         let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 0))
         h.start()
-        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
+        Sender.paced(groups, everyMicros: 2_000) { g in Sender.udp(port: boundPort, datagrams: g) }
         let r = h.finish()
         #expect(r.hashes == expected)
         #expect(r.summary.codec == "H.265")
@@ -279,7 +279,7 @@ import TestSupport
         o.reorderWindowMicros = 20_000
         let h = Harness(source: source, options: o)
         h.start()
-        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
+        Sender.paced(groups, everyMicros: 2_000) { g in Sender.udp(port: boundPort, datagrams: g) }
         let r = h.finish()
         #expect(r.hashes == expected)
         #expect(r.summary.datagramsLost == 0)
@@ -298,7 +298,7 @@ import TestSupport
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 0))
         h.start()
         Sender.udp(port: boundPort, datagrams: stray)
-        for g in groups { Sender.udp(port: boundPort, datagrams: g); usleep(2_000) }   // pacing: one access unit per 2 ms, like a sender
+        Sender.paced(groups, everyMicros: 2_000) { g in Sender.udp(port: boundPort, datagrams: g) }
         let r = h.finish()
         #expect(r.hashes == expected)
         #expect(r.summary.resets <= 2, "one restart per new sender, not one per packet")

@@ -33,7 +33,7 @@ import TestSupport
         observers.end = { _ in recorder.close() }   // on the feed's thread, which owns the recorder
         let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 1_000), observers: observers)
         h.start()
-        for au in aus { Sender.udp(port: boundPort, datagrams: Sender.randomCuts(au, sizes: 1200...1200, seed: 1)); usleep(5_000) }   // pacing: one access unit per 5 ms, like a sender
+        Sender.paced(aus, everyMicros: 5_000) { Sender.udp(port: boundPort, datagrams: Sender.randomCuts($0, sizes: 1200...1200, seed: 1)) }   // one access unit per 5 ms, like a sender
         let live = h.finish()
         #expect(live.hashes == expected)
         let (replayed, index) = try replayHashes(base + ".h264")
@@ -164,7 +164,7 @@ import TestSupport
             let killAfter = rng.next(in: 1...(aus.count - 1))
             for (i, au) in aus.enumerated() {
                 Sender.udp(port: port, datagrams: Sender.randomCuts(au, sizes: 1400...1400, seed: UInt64(i)))
-                usleep(3_000)   // pacing: one access unit per 3 ms, like a sender
+                Sender.pace(micros: 3_000)   // one access unit per 3 ms, like a sender
                 if i == killAfter { break }
             }
             usleep(UInt32(rng.next(in: 0...4_000)))   // a random kill moment, on purpose (not a wait)
@@ -227,6 +227,7 @@ import TestSupport
         let expected = try Fixtures.ffmpegFrameMD5(Fixtures.capture("test/h264-baseline.h264"))
         var all: [Fixtures.FrameHash] = []
         for name in ["-000.h264", "-001.h264"] {
+            #expect(err.contains("recording to \(base + name) (its timing index: \(base + name).idx)"), "it says where it writes: \(err)")
             let idx = try #require(RecordingIndex.load(streamPath: base + name), "\(name)")
             #expect(idx.entries.first?.keyframe ?? false, "\(name)")
             let r = try Harness.decodeFile(base + name)

@@ -97,6 +97,19 @@ final class Harness: Sendable {
 
 /// Sends test data to 127.0.0.1 over UDP or TCP.
 enum Sender {
+    /// Waits `micros` between two sends, as a real sender paces itself (never a wait for an event).
+    static func pace(micros: UInt32) { usleep(micros) }
+
+    /// Sends each of `items` and then waits `everyMicros`, as a real sender paces its access
+    /// units: pacing a sender, never a wait for something to happen.
+    /// - Parameter every: send the next one after this many items (1: wait after each).
+    static func paced<S: Sequence>(_ items: S, everyMicros: UInt32, every: Int = 1, _ send: (S.Element) -> Void) {
+        for (i, item) in items.enumerated() {
+            send(item)
+            if i % every == every - 1 || every == 1 { usleep(everyMicros) }
+        }
+    }
+
     /// One socket per destination port: one sender is one transport address, as a real encoder's
     /// (a receiver listens to one sender at a time, ``SenderLatch``).
     private static let sockets = Mutex<[UInt16: Int32]>([:])

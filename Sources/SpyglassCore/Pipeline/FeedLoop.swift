@@ -329,12 +329,21 @@ final class FeedLoop {
             return false
         }
         sink.rewind(toAccessUnit: first.index)
-        var frames: [DecodedFrame] = []
-        for au in aus { decoder.decode(au) { frames.append($0) } }
-        for (i, f) in frames.enumerated() {
-            f.isRepairReplay = i < frames.count - 1
-            f.isRepairNewest = i == frames.count - 1
-            sink.consume(f)
+        // Each picture goes on as soon as the next one is out: holding them all would grow the
+        // new decoder's frame pool to the whole run (up to 600 pictures), which it keeps for life.
+        var previous: DecodedFrame?
+        for au in aus {
+            decoder.decode(au) { frame in
+                if let p = previous {
+                    p.isRepairReplay = true
+                    sink.consume(p)
+                }
+                previous = frame
+            }
+        }
+        if let newest = previous {
+            newest.isRepairNewest = true
+            sink.consume(newest)
         }
         gate.noteRepaired()
         metrics.add(.repairs)

@@ -40,6 +40,9 @@ import TestSupport
         #expect(r.summary.repairs > 0, "and the cuts were repaired")
         #expect(r.summary.repairsFailed == 0)
         #expect(r.hashes == expected, "every access unit's final picture equals ffmpeg's")
+        // A repair hands each re-decoded picture on before the next: holding the whole run
+        // grew the decoder's frame pool for good (the 20 MB left after the soak's burst).
+        #expect(r.mostEarlierPicturesAlive <= 1, "a repair held \(r.mostEarlierPicturesAlive) pictures at once")
     }
 
     /// Where in a picture of several slices the sender stalls.

@@ -16,15 +16,31 @@ final class Harness: Sendable {
         var presentedAccessUnits: [Int] = []
         var damaged: [Bool] = []
         var summary = FeedSummary()
+        /// The most pictures the sink had been given that were still alive (held by the
+        /// pipeline) when the next one came: a repair that held its whole run would show here.
+        var mostEarlierPicturesAlive = 0
+    }
+
+    /// A picture the sink saw, not kept alive by the sink.
+    private struct Seen: @unchecked Sendable {
+        weak var frame: DecodedFrame?
     }
 
     /// The end of the chain: stamps "presented" and keeps what the tests compare.
     final class CollectSink: FrameSink, Sendable {
         let result = Mutex(Result())
+        private let seen = Mutex([Seen]())
         func consume(_ frame: DecodedFrame) {
             frame.timing.presentedMicros = MonotonicClock.nowMicros()
             let (size, md5) = FrameMD5Writer.hash(frame)
+            let alive = seen.withLock { s in
+                s.removeAll { $0.frame == nil }
+                let n = s.count
+                s.append(Seen(frame: frame))
+                return n
+            }
             result.withLock { r in
+                r.mostEarlierPicturesAlive = max(r.mostEarlierPicturesAlive, alive)
                 r.hashes.append(.init(size: size, md5: md5))
                 r.sizes.append("\(frame.width)x\(frame.height)")
                 r.timings.append(frame.timing)

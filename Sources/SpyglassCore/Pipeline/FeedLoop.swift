@@ -28,6 +28,9 @@ final class FeedLoop {
     private var perNAL = false
     /// The decoder has made pictures since it opened (``releaseDecoderIfSilent(_:)`` closes it).
     private var decoderHoldsPictures = false
+    /// Damage, a repair or a new sender went through the decoder since it last opened: it
+    /// opens afresh at the next clean IDR/IRAP (``startDecoderAfreshIfDamaged(before:_:)``).
+    private var decoderSawDamage = false
     private var threadsChosen = false
     private var framesDecoded = 0
     private var parameterSetChanges = 0
@@ -251,11 +254,26 @@ final class FeedLoop {
 
     private func decode(_ au: AccessUnit, _ store: ParameterSetStore, original: AccessUnit) {
         if !threadsChosen { chooseThreads(au, store) }
+        startDecoderAfreshIfDamaged(before: au, store)
         repairBuffer.keep(original)
+        if au.damaged { decoderSawDamage = true }
         decoder?.decode(au) { frame in
             if frame.damaged && !au.damaged { gate.noteDamagedPicture() }   // concealed by the decoder
+            if frame.damaged { decoderSawDamage = true }
             deliver(frame)
         }
+    }
+
+    /// libavcodec keeps what damaged input made it allocate (every PPS id a broken unit named,
+    /// tables for sizes it claimed) for the life of its context: about 5 MB after the soak's
+    /// garbage burst, never given back. A clean IDR/IRAP needs nothing from before it, so
+    /// after damage the decoder is drained (pictures held for reordering go out first) and
+    /// opens afresh for it, primed with the stored parameter sets if it carries none.
+    private func startDecoderAfreshIfDamaged(before au: AccessUnit, _ store: ParameterSetStore) {
+        guard decoderSawDamage, au.isRandomAccessPoint, !au.damaged, let decoder else { return }
+        decoderSawDamage = false
+        decoder.drain { deliver($0) }
+        decoder.release(parameterSets: store.allUnits)
     }
 
     private func decodePerNAL(_ unit: NALUnit) {
@@ -346,6 +364,7 @@ final class FeedLoop {
             sink.consume(newest)
         }
         gate.noteRepaired()
+        decoderSawDamage = true
         metrics.add(.repairs)
         Log.info("repaired \(what): decoded \(aus.count) access units again from the last IDR/IRAP")
         return true
@@ -446,6 +465,7 @@ final class FeedLoop {
         stage.discardPending()
         repairBuffer.reset()
         try? decoder?.reset(parameterSets: stage.parameterSets?.allUnits ?? [])
+        decoderSawDamage = false
         gate.restart(atMicros: MonotonicClock.nowMicros())
         live = false
         status.set(.waitingForPicture)

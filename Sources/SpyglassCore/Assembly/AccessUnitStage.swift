@@ -82,7 +82,7 @@ public struct AccessUnitStage {
             }
             start(codec, detected: forcedCodec == nil, emit: emit)
         }
-        if forcedCodec == nil, let other = CodecDetector.decisive(unit.bytes), other != assembler!.codec {
+        if forcedCodec == nil, let other = CodecDetector.decisive(unit.bytes), let current = assembler?.codec, other != current {
             switchCodec(to: other, emit: emit)
         }
         assemble(unit, emit: emit)
@@ -95,9 +95,11 @@ public struct AccessUnitStage {
     ///   - minimumSlices: with a burst end, close only a picture with at least this many slices.
     public mutating func end(by rule: AccessUnit.Completion, atMicros: UInt64, minimumSlices: Int?, emit: (Event) -> Void) {
         if rule == .endOfStream { decideCodecIfUndecided(emit: emit) }
-        guard assembler != nil else { return }
-        if let minimumSlices, assembler!.pendingSlices < minimumSlices { return }
-        if let au = assembler!.flush(atMicros: atMicros, reason: rule) { emit(.accessUnit(au, assembler!.parameterSets)) }
+        guard let pendingSlices = assembler?.pendingSlices else { return }
+        if let minimumSlices, pendingSlices < minimumSlices { return }
+        if let au = assembler?.flush(atMicros: atMicros, reason: rule), let sets = assembler?.parameterSets {
+            emit(.accessUnit(au, sets))
+        }
     }
 
     /// The transport's capture time for the access unit in progress (RTCP, KLV); an SEI stamp wins.
@@ -106,7 +108,7 @@ public struct AccessUnitStage {
     ///   - source: `rtcp` or `klv`.
     public mutating func noteCaptureTime(wallMicros: UInt64, source: CaptureSource) {
         guard assembler != nil else { heldCapture = (wallMicros, source); return }
-        assembler!.noteCaptureTime(wallMicros: wallMicros, source: source)
+        assembler?.noteCaptureTime(wallMicros: wallMicros, source: source)
     }
 
     /// Bytes were lost inside the access unit in progress.
@@ -116,7 +118,7 @@ public struct AccessUnitStage {
     /// - Returns: false when the cut unit's access unit has already gone out (to be counted there).
     public mutating func noteCut(unitLastByteMicros: UInt64) -> Bool {
         guard assembler?.pendingHasUnit(endingAt: unitLastByteMicros) == true else { return false }
-        assembler!.markCut()
+        assembler?.markCut()
         return true
     }
 
@@ -180,9 +182,12 @@ public struct AccessUnitStage {
     }
 
     private mutating func switchCodec(to codec: VideoCodec, emit: (Event) -> Void) {
-        let old = assembler!.codec
+        guard let old = assembler?.codec else { return }
         // Finish the old stream's last picture, keep its counts, then start clean.
-        if let au = assembler!.flush(atMicros: MonotonicClock.nowMicros(), reason: .endOfStream) { emit(.accessUnit(au, assembler!.parameterSets)) }
+        if let au = assembler?.flush(atMicros: MonotonicClock.nowMicros(), reason: .endOfStream),
+           let sets = assembler?.parameterSets {
+            emit(.accessUnit(au, sets))
+        }
         retired = assemblyCounts
         assembler = nil
         emit(.codecChanged(from: old, to: codec))
@@ -199,14 +204,15 @@ public struct AccessUnitStage {
 
     private mutating func assemble(_ unit: NALUnit, emit: (Event) -> Void) {
         var split = false
-        let au = assembler!.push(unit) { split = true }
+        let au = assembler?.push(unit) { split = true }
         if split { emit(.pictureSplit) }
-        let changes = assembler!.parameterSets.changes
-        let total = assembler!.parameterSets.changeCount
-        if total > reportedChanges {
-            for line in changes.suffix(min(changes.count, total - reportedChanges)) { emit(.parameterSetChange(line)) }
-            reportedChanges = total
+        guard let sets = assembler?.parameterSets else { return }   // start(_:) made it
+        if sets.changeCount > reportedChanges {
+            for line in sets.changes.suffix(min(sets.changes.count, sets.changeCount - reportedChanges)) {
+                emit(.parameterSetChange(line))
+            }
+            reportedChanges = sets.changeCount
         }
-        if let au { emit(.accessUnit(au, assembler!.parameterSets)) }
+        if let au { emit(.accessUnit(au, sets)) }
     }
 }

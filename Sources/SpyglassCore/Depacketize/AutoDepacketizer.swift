@@ -60,7 +60,7 @@ public struct AutoDepacketizer: Depacketizer {
             let first = Array(chunk.bindMemory(to: UInt8.self).prefix(4 * 188))[...]
             start(DepacketizerRegistry.choose(first: first, datagrams: datagrams, options: options), emit: emit)
         }
-        inner!.push(chunk, arrivalMicros: arrivalMicros, truncated: truncated, emit: emit)
+        inner?.push(chunk, arrivalMicros: arrivalMicros, truncated: truncated, emit: emit)
     }
 
     /// Keeps a run of misfits and judges it once it is long enough.
@@ -88,13 +88,13 @@ public struct AutoDepacketizer: Depacketizer {
             return false
         }
         judged.changes += 1
-        for (m, v) in inner!.counts { retired[m, default: 0] += v }
+        for (m, v) in inner?.counts ?? [:] { retired[m, default: 0] += v }
         inner = nil
         emit(.restart(reason: "the sender's framing changed (\(Self.redecideAfter) datagrams in a row were not \(current.rawValue), and they carry \(format.framing.rawValue))"))
         start(format, emit: emit)
         // All of the run, as it came: a raw stream's middle datagrams may look like RTP by chance.
         for d in run {
-            d.bytes.withUnsafeBytes { inner!.push($0, arrivalMicros: d.arrivalMicros, truncated: d.truncated, emit: emit) }
+            d.bytes.withUnsafeBytes { inner?.push($0, arrivalMicros: d.arrivalMicros, truncated: d.truncated, emit: emit) }
         }
         return true
     }
@@ -111,7 +111,7 @@ public struct AutoDepacketizer: Depacketizer {
         heldRTCP.removeAll()
         guard wanted else { return }
         for d in held {
-            d.bytes.withUnsafeBytes { inner!.push($0, arrivalMicros: d.arrivalMicros, truncated: false, emit: emit) }
+            d.bytes.withUnsafeBytes { inner?.push($0, arrivalMicros: d.arrivalMicros, truncated: false, emit: emit) }
         }
     }
 
@@ -155,7 +155,7 @@ public struct AutoDepacketizer: Depacketizer {
     public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) { inner?.tick(nowMicros: nowMicros, emit: emit) }
     public mutating func finish(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
         if inner == nil { emit(.accessUnitEnd(.endOfStream, atMicros: nowMicros)); return }
-        inner!.finish(nowMicros: nowMicros, emit: emit)
+        inner?.finish(nowMicros: nowMicros, emit: emit)
     }
     public mutating func noteAccessUnit(slices: Int) { inner?.noteAccessUnit(slices: slices) }
     public mutating func notePictureSplit() { inner?.notePictureSplit() }

@@ -107,15 +107,15 @@ public final class TCPSource: ByteSource {
     /// - Throws: ``SourceError/read(_:)`` ("…: read failed: …") on a read error other than
     ///   EINTR, EAGAIN or ECONNRESET (a reset counts as the sender going away).
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {
-        if stream == nil {
+        guard let connection = stream else {
             return listenFD >= 0 ? acceptNext(timeoutMicros) : reconnect(timeoutMicros)
         }
-        let ev = try stream!.read(into: buffer, timeoutMicros: timeoutMicros)
+        let ev = try connection.read(into: buffer, timeoutMicros: timeoutMicros)
         if ev == .end {
             // The sender went away: keep its counts, then wait for the next one.
-            past.datagrams += stream!.counters.datagrams
-            past.bytes += stream!.counters.bytes
-            stream!.close()
+            past.datagrams += connection.counters.datagrams
+            past.bytes += connection.counters.bytes
+            connection.close()
             stream = nil
             nextAttemptMicros = MonotonicClock.nowMicros() + backoffMicros
             return .disconnected

@@ -75,6 +75,10 @@ public protocol ByteSource: AnyObject {
     func close()
     /// True when each read is one datagram (UDP): RTP can be detected and depacketized.
     var deliversDatagrams: Bool { get }
+    /// What one read is, for the summary and probe: "datagrams" (UDP), "packets" (an RTSP
+    /// camera's RTP and RTCP over UDP or interleaved on TCP, a packet capture's), or "reads"
+    /// (a byte stream: TCP, SRT, a pipe, a file).
+    var countsAre: String { get }
     /// One log line saying what may be wrong when nothing at all has arrived for `silentMicros`
     /// µs since the source opened (a multicast group joined on another interface than the
     /// sender's), or nil when the source has nothing to say. The feed asks once.
@@ -93,6 +97,7 @@ public protocol ByteSource: AnyObject {
 
 extension ByteSource {
     public var deliversDatagrams: Bool { false }
+    public var countsAre: String { deliversDatagrams ? "datagrams" : "reads" }
     public func silenceDiagnosis(silentMicros: UInt64) -> String? { nil }
     public var acceptsNextSender: Bool { false }
     public var connectionProblem: String? { nil }

@@ -34,6 +34,7 @@ public final class PcapSource: ByteSource {
     public let label: String
     public let deliversInRealTime = true
     public var deliversDatagrams: Bool { true }
+    public var countsAre: String { "packets" }
     public private(set) var counters = SourceCounters()
     public private(set) var counts = Counts()
     /// Every UDP flow seen, with its datagram count.

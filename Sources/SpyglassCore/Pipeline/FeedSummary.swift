@@ -67,6 +67,11 @@ public struct FeedSummary: Codable, Sendable {
     public var rtp = false
     /// True for UDP (counts are datagrams), false for byte streams (counts are reads).
     public var isDatagramSource = false
+    /// What ``datagrams`` counts when the source said (``ByteSource/countsAre``: "packets" for
+    /// RTSP and packet captures); nil: datagrams or reads, by ``isDatagramSource``.
+    public var countedAs: String?
+    /// What ``datagrams`` counts: "datagrams", "packets" or "reads".
+    public var countsAre: String { countedAs ?? (isDatagramSource ? "datagrams" : "reads") }
     public var rtpPackets = 0
     /// RTP sequence gaps (packets lost), late/out-of-order packets, duplicates.
     public var datagramsLost = 0
@@ -141,11 +146,14 @@ public struct FeedSummary: Codable, Sendable {
     /// - Parameters:
     ///   - source: the source's label.
     ///   - datagramSource: counts are datagrams (UDP), not reads.
+    ///   - countsAre: what one read is, when the source says (``ByteSource/countsAre``).
     ///   - snapshot: the feed's metrics.
     ///   - durationSeconds: how long the feed has run, s.
-    public init(source: String, datagramSource: Bool, snapshot m: MetricsRegistry.Snapshot, durationSeconds: Double) {
+    public init(source: String, datagramSource: Bool, countsAre: String? = nil, snapshot m: MetricsRegistry.Snapshot,
+                durationSeconds: Double) {
         self.source = source
         isDatagramSource = datagramSource
+        countedAs = countsAre
         codec = m.codec
         format = m.format
         parameterSetChanges = m.parameterSetChanges
@@ -187,7 +195,7 @@ public struct FeedSummary: Codable, Sendable {
     /// The summary line, led by the feed's `name=` (a wall file's) and its source.
     public func line(name: String?) -> String {
         let who = name.map { $0 == source ? source : "\($0) (\(source))" } ?? source
-        var s = "spyglass: \(who): \(datagrams) \(isDatagramSource ? "datagrams" : "reads"), \(bytes) bytes"
+        var s = "spyglass: \(who): \(datagrams) \(countsAre), \(bytes) bytes"
         if emptyDatagrams > 0 { s += " (\(emptyDatagrams) empty)" }
         if truncatedDatagrams > 0 { s += " (\(truncatedDatagrams) truncated)" }
         s += "; \(nalUnits) NAL units, \(accessUnits) access units"

@@ -29,6 +29,7 @@ public final class Pipeline: Sendable {
     /// The stages, handed from the creating thread to the feed's thread (Mutex transfers them).
     private let handOver: Mutex<FeedLoop?>
     private let datagramSource: Bool
+    private let countsAre: String
     private let started = MonotonicClock.nowMicros()
 
     /// - Parameters:
@@ -49,6 +50,7 @@ public final class Pipeline: Sendable {
         self.metrics = metrics
         label = source.label
         datagramSource = source.deliversDatagrams
+        countsAre = source.countsAre
         status = FeedStatus(onEvent: onEvent)
         let loop = FeedLoop(source: source, options: options, sink: sink, decoderFactory: decoderFactory,
                             observers: observers, metrics: metrics, stop: stopFlag, status: status)
@@ -116,7 +118,7 @@ public final class Pipeline: Sendable {
 
     /// The numbers so far, as the summary line and `--summary` JSON show them.
     public var summary: FeedSummary {
-        FeedSummary(source: label, datagramSource: datagramSource, snapshot: metrics.snapshot(),
+        FeedSummary(source: label, datagramSource: datagramSource, countsAre: countsAre, snapshot: metrics.snapshot(),
                     durationSeconds: Double(MonotonicClock.nowMicros() - started) / 1e6)
     }
 }

@@ -56,8 +56,11 @@ public struct StreamProbe: Sendable {
         public var framing: String?
         /// What was wrong: invalid NAL units, junk, decode errors, damaged access units.
         public var errors: [String] = []
-        /// What arrived at all: datagrams (or reads) and bytes, and for how long it was read, s.
+        /// What arrived at all: datagrams or reads (``receivedAre``) and bytes, and for how long it was read, s.
         public var received = 0
+        /// What ``received`` counts (``FeedSummary/countsAre``): "datagrams" (UDP), "packets"
+        /// (RTSP, a packet capture) or "reads" (a byte stream: TCP, SRT, a pipe, a file).
+        public var receivedAre = "reads"
         public var receivedBytes = 0
         public var readSeconds = 0.0
         /// Datagrams that were not RTP on an RTP input.
@@ -173,6 +176,7 @@ public struct StreamProbe: Sendable {
         let ts = s.tsPackets > 0
         report.framing = (s.rtp ? (ts ? Framing.rtpMPEGTS : .rtp) : (ts ? .mpegTS : .annexB)).rawValue
         report.received = s.datagrams
+        report.receivedAre = s.countsAre
         report.receivedBytes = s.bytes
         report.readSeconds = s.durationSeconds
         report.notRTP = s.notRTP
@@ -215,9 +219,9 @@ public struct StreamProbe: Sendable {
         guard r.width != nil else {
             let seconds = String(format: "%.1f s", r.readSeconds)
             if r.received == 0 {
-                add("received", "nothing: 0 datagrams (or reads) arrived in \(seconds)")
+                add("received", "nothing: 0 \(r.receivedAre) arrived in \(seconds)")
             } else {
-                add("received", "\(r.received) datagrams (or reads), \(r.receivedBytes) bytes in \(seconds)"
+                add("received", "\(r.received) \(r.receivedAre), \(r.receivedBytes) bytes in \(seconds)"
                     + (r.notRTP > 0 ? ", \(r.notRTP) of them not RTP" : ""))
                 add("parameter sets", "none seen (no SPS/PPS\(r.codec == "H.265" ? "/VPS" : "")): the format is unknown")
                 add("access units", "\(r.accessUnits)")
@@ -246,7 +250,7 @@ public struct StreamProbe: Sendable {
         }
         add("bitrate", r.bitrateKbps.map { String(format: "%.0f kbit/s over %.1f s", $0, r.durationSeconds) } ?? "unknown")
         if let n = r.datagrams {
-            add("datagrams", "\(n), \(r.datagramSizeMin ?? 0)–\(r.datagramSizeMax ?? 0) bytes (mean \(String(format: "%.0f", r.datagramSizeMean ?? 0)))"
+            add(r.receivedAre, "\(n), \(r.datagramSizeMin ?? 0)–\(r.datagramSizeMax ?? 0) bytes (mean \(String(format: "%.0f", r.datagramSizeMean ?? 0)))"
                 + (r.rtp == true ? ", RTP\(r.framing == Framing.rtpMPEGTS.rawValue ? " carrying MPEG-TS" : ""), \(r.rtpLost ?? 0) lost"
                    : r.framing == Framing.mpegTS.rawValue ? ", MPEG-TS" : ", raw Annex B"))
         }

@@ -17,10 +17,25 @@ import Testing
         s.datagrams = 12
         s.bytes = 9000
         s.durationSeconds = 5
+        s.isDatagramSource = true
         probe.finish(summary: s, live: true, datagramSizes: Array(repeating: 750, count: 12))
-        #expect(probe.text.contains("12 datagrams (or reads), 9000 bytes in 5.0 s"), "\(probe.text)")
+        #expect(probe.text.contains("12 datagrams, 9000 bytes in 5.0 s"), "\(probe.text)")
         #expect(probe.text.contains("none seen (no SPS/PPS)"))
         #expect(!probe.text.contains("0x0"))
+    }
+
+    /// A byte stream (TCP, RTSP interleaved, SRT, a pipe) counts reads, and says so: a read is
+    /// no datagram.
+    @Test func aByteStreamCountsReadsNotDatagrams() {
+        var probe = StreamProbe()
+        var s = FeedSummary()
+        s.datagrams = 40
+        s.bytes = 52_000
+        s.durationSeconds = 2
+        s.isDatagramSource = false
+        probe.finish(summary: s, live: true, datagramSizes: Array(repeating: 1300, count: 40))
+        #expect(probe.text.contains("40 reads, 52000 bytes in 2.0 s"), "\(probe.text)")
+        #expect(!probe.text.contains("datagrams"), "\(probe.text)")
     }
 
     /// The datagrams line names what carried the video: MPEG-TS is never called raw Annex B.

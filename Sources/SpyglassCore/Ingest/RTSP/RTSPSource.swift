@@ -16,6 +16,7 @@ public final class RTSPSource: ByteSource {
     public let label: String
     public let deliversInRealTime = true
     public var deliversDatagrams: Bool { true }
+    public var countsAre: String { "packets" }
     public private(set) var counters = SourceCounters()
     /// The video track's SDP (codec, payload type, parameter sets) from DESCRIBE.
     public private(set) var sessionDescription = SessionDescription(text: "")

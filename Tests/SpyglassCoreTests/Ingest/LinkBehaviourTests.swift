@@ -11,15 +11,6 @@ import TestSupport
 ///
 /// Serialized: live receivers and senders on loopback, some of them paced.
 @Suite(.serialized) struct LinkBehaviourTests {
-    /// This process's resident memory. Swift Testing runs other suites' tests in this process at
-    /// the same time, so the tests that measure it do so in a process of their own (an exit test),
-    /// where nothing else runs.
-    private static func rssKiB() -> Int {
-        let text = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-        let line = text.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
-        return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
-    }
-
     @Test func codecSwitchOnTheSameInputIsFollowed() throws {
         let parts = ["test/h264-baseline.h264", "test/h265-main.h265", "test/h264-aud.h264"].map(Fixtures.capture)
         var stream: [UInt8] = []
@@ -130,13 +121,10 @@ import TestSupport
         #expect(r.summary.connections == 2)
     }
 
-    @Test func aTCPSenderThatRestartsAHundredTimesKeepsMemoryFlat() async {
-        await #expect(processExitsWith: .success, "measured in a process of its own") {
-            try LinkBehaviourTests.restartAHundredTimesAndMeasureMemory()
-        }
-    }
-
-    private static func restartAHundredTimesAndMeasureMemory() throws {
+    /// A TCP sender that restarts every 30 ms, a hundred times: every connection is followed and
+    /// every restart's pictures decoded. (What memory does over restarts is measured by
+    /// tools/soak, whose TCP sender restarts every 10 s for the hour, not by a threshold here.)
+    @Test func aTCPSenderThatRestartsAHundredTimesIsFollowedEveryTime() throws {
         let path = Fixtures.capture("test/h264-aud.h264")
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
         let chunk = Array(aus.prefix(5).joined())
@@ -146,22 +134,17 @@ import TestSupport
         o.timeoutSeconds = 5
         let h = Harness(source: source, options: o)
         h.start()
-        var rssAfter10 = 0
         for i in 0..<100 {
             let fd = Sender.tcpConnect(port: listeningPort)
             Sender.tcpWrite(fd: fd, chunks: [chunk])
             Sender.pace(micros: 30_000)   // a sender that restarts every 30 ms
             if i == 10 {
-                // Measured once the receiver has really handled 10 restarts.
                 #expect(Wait.until { h.pipeline.summary.connections >= 11 }, "11 connections seen within 10 s")
-                rssAfter10 = rssKiB()
             }
         }
         let r = h.finish()
         #expect(r.summary.connections == 100)
         #expect(r.hashes.count == 500, "every restart's 5 pictures decoded")
-        let growth = rssKiB() - rssAfter10
-        #expect(growth < 20_000, "RSS grew \(growth) KiB over 90 restarts")
     }
 
     @Test func allowFromDropsAndCountsOtherSenders() throws {
@@ -205,15 +188,11 @@ import TestSupport
         #expect(r.hashes == expected)
     }
 
-    /// A 10x flood of garbage on the port while a stream plays: memory stays bounded, the flood
-    /// is counted, and once it ends the picture is right again from the next IDR.
-    @Test func floodKeepsMemoryBoundedAndThePictureReturns() async {
-        await #expect(processExitsWith: .success, "measured in a process of its own") {
-            try LinkBehaviourTests.floodAndMeasureMemory()
-        }
-    }
-
-    private static func floodAndMeasureMemory() throws {
+    /// A 10x flood of garbage on the port while a stream plays: the flood is counted, and once
+    /// it ends the picture is right again from the next IDR. (Memory after a flood is measured
+    /// by tools/memory-burst and tools/takeover-burst against the 20 MB goal, not by a
+    /// threshold here.)
+    @Test func aFloodIsCountedAndThePictureReturns() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")    // IDR at 0 and 30
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
@@ -223,7 +202,6 @@ import TestSupport
         o.timeoutSeconds = 1
         let h = Harness(source: source, options: o)
         h.start()
-        let before = rssKiB()
         var rng = SeededRandom(seed: 99)
         for (i, au) in aus.enumerated() {
             if (5..<25).contains(i) {
@@ -241,8 +219,6 @@ import TestSupport
             Sender.pace(micros: 5_000)   // one access unit per 5 ms, like a sender
         }
         let r = h.finish()
-        let growth = rssKiB() - before
-        #expect(growth < 150_000, "RSS grew \(growth) KiB during the flood")
         // Garbage after an idle flush cannot be told from the rest of a cut unit: it shows as cuts.
         #expect(r.summary.junkBytes + r.summary.invalidNALUnits + r.summary.decodeErrors + r.summary.prematureIdleFlushes > 0,
                 "the flood was seen and counted")

@@ -28,12 +28,21 @@ let package = Package(
         .target(name: "SpyglassBitstream"),
         // RTP and its H.264/H.265 payloads, RTCP, SDP, MPEG-TS packets/PES/sections, KLV: pure Swift.
         .target(name: "SpyglassTransport", dependencies: ["SpyglassBitstream"]),
-        .target(name: "SpyglassCore", dependencies: ["SpyglassBitstream", "SpyglassTransport", "CFFmpeg", "CSDL2", "CSystem", "CPcap", "CMicroHTTPD", "CSRT"]),
-        .executableTarget(name: "spyglass", dependencies: ["SpyglassCore", "SpyglassBitstream", "SpyglassTransport"]),
+        // The stages from bytes to access units, pure Swift: depacketizers (Annex B, RTP, MPEG-TS,
+        // detection), the access-unit stage and assembler, the decode gate, the clocks' types.
+        .target(name: "SpyglassPipeline", dependencies: ["SpyglassBitstream", "SpyglassTransport"]),
+        // The sources: UDP (unicast, multicast), TCP, files and pipes, packet captures, RTSP, SRT;
+        // each a ByteSource that stamps what it reads on the monotonic clock (libavutil only for the
+        // MD5 of RTSP Digest authentication).
+        .target(name: "SpyglassIngest", dependencies: ["SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "CSystem", "CPcap", "CSRT", "CFFmpeg"]),
+        .target(name: "SpyglassCore", dependencies: ["SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "SpyglassIngest", "CFFmpeg", "CSDL2", "CSystem", "CPcap", "CMicroHTTPD", "CSRT"]),
+        .executableTarget(name: "spyglass", dependencies: ["SpyglassCore", "SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "SpyglassIngest"]),
         // What every test target shares: the seeded random generator.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SpyglassBitstreamTests", dependencies: ["SpyglassBitstream", "TestSupport"]),
         .testTarget(name: "SpyglassTransportTests", dependencies: ["SpyglassTransport", "SpyglassBitstream", "TestSupport"]),
-        .testTarget(name: "SpyglassCoreTests", dependencies: ["SpyglassCore", "SpyglassBitstream", "SpyglassTransport", "TestSupport", "CFFmpeg", "CSDL2"]),
+        .testTarget(name: "SpyglassPipelineTests", dependencies: ["SpyglassPipeline", "SpyglassTransport", "SpyglassBitstream", "TestSupport"]),
+        .testTarget(name: "SpyglassIngestTests", dependencies: ["SpyglassIngest", "TestSupport"]),
+        .testTarget(name: "SpyglassCoreTests", dependencies: ["SpyglassCore", "SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "SpyglassIngest", "TestSupport", "CFFmpeg", "CSDL2"]),
     ]
 )

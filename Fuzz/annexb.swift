@@ -2,6 +2,7 @@
 // stream is cut into pushes. Every cut must give the same NAL units as one push.
 import SpyglassBitstream
 import SpyglassTransport
+import SpyglassPipeline
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzAnnexB(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }

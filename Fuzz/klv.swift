@@ -3,6 +3,7 @@
 // and cells must be drops, never a crash or unbounded memory.
 import SpyglassBitstream
 import SpyglassTransport
+import SpyglassPipeline
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzKLV(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -3,6 +3,7 @@
 // give the same NAL units, and nothing may crash, hang or grow without bound.
 import SpyglassBitstream
 import SpyglassTransport
+import SpyglassPipeline
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMPEGTS(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }

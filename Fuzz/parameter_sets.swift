@@ -2,6 +2,7 @@
 // Input: one NAL unit as sent (header first, escaped).
 import SpyglassBitstream
 import SpyglassTransport
+import SpyglassPipeline
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzParameterSets(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let unit = Array(UnsafeBufferPointer(start: data, count: size))

@@ -3,6 +3,7 @@
 // through the RTP depacketizer (where it must be one counted packet, never a crash).
 import SpyglassBitstream
 import SpyglassTransport
+import SpyglassPipeline
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRTCP(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let raw = UnsafeRawBufferPointer(start: data, count: size)
@@ -17,7 +18,7 @@ public func fuzzRTCP(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     reporter.observeRTP(raw, arrivalMicros: 2_000)
     _ = reporter.reportIfDue(nowMicros: 10_000_000)
-    var d = RTPStreamDepacketizer(options: ReceiverOptions())
+    var d = RTPStreamDepacketizer()
     if RTCPPacket.looksLikeRTCP(raw) {
         d.push(raw, arrivalMicros: 1, truncated: false) { _ in }
         if d.counts[.rtcpPackets] != 1 { fatalError("an RTCP packet not counted") }

@@ -2,6 +2,7 @@
 // Runs the generic RTP layer (sequence, reorder window) and both payload formats.
 import SpyglassBitstream
 import SpyglassTransport
+import SpyglassPipeline
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRTP(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -2,6 +2,8 @@ import Foundation
 import SpyglassCore
 #if canImport(Glibc)
 import Glibc
+import SpyglassPipeline
+import SpyglassIngest
 #endif
 
 let benchUsage = """

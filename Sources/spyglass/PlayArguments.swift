@@ -1,6 +1,7 @@
 import Foundation
 import SpyglassCore
 import SpyglassTransport
+import SpyglassIngest
 
 /// `spyglass play` (and `replay`) arguments: sources and options, each option handled by the
 /// group it belongs to (receive path, outputs, window).

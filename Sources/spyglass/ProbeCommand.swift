@@ -5,6 +5,7 @@ import Synchronization
 import Glibc
 import SpyglassBitstream
 import SpyglassTransport
+import SpyglassIngest
 #endif
 
 let probeUsage = """

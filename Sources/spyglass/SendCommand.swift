@@ -4,6 +4,7 @@ import SpyglassCore
 import Glibc
 import SpyglassBitstream
 import SpyglassTransport
+import SpyglassIngest
 #endif
 
 let sendUsage = """

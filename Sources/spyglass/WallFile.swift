@@ -1,6 +1,7 @@
 import Foundation
 import SpyglassCore
 import SpyglassTransport
+import SpyglassIngest
 
 /// `--wall FILE`: the feeds of a wall, one per line, written by hand.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import SpyglassCore
 import SpyglassBitstream
+import SpyglassIngest
 
 // `spyglass` command line. Keep state in types: Swift 6 puts main.swift globals on the main actor.
 

@@ -1,4 +1,5 @@
 import CFFmpeg
+import SpyglassPipeline
 
 /// A picture out of libavcodec, with the timing of the access unit it came from.
 ///

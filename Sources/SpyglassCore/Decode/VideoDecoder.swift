@@ -1,5 +1,6 @@
 import CFFmpeg
 import SpyglassBitstream
+import SpyglassPipeline
 
 /// libavcodec H.264/H.265 decoding in low-delay form.
 ///

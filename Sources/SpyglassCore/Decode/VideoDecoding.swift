@@ -1,6 +1,7 @@
 /// A decoder behind the pipeline's decode seam: access units (or, H.264 per-NAL, units) in,
 /// pictures out, on the calling thread. ``VideoDecoder`` (libavcodec) is the one Spyglass uses.
 import SpyglassBitstream
+import SpyglassPipeline
 public protocol VideoDecoding: AnyObject {
     /// The codec it decodes.
     var codec: VideoCodec { get }

@@ -3,6 +3,8 @@ import Glibc
 #endif
 import Foundation
 import SpyglassTransport
+import SpyglassPipeline
+import SpyglassIngest
 
 /// The presenter: one feed in one window, on the main thread.
 ///

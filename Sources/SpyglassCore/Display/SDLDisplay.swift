@@ -2,6 +2,8 @@ import CSDL2
 import CFFmpeg
 import Foundation
 import Synchronization
+import SpyglassPipeline
+import SpyglassIngest
 
 /// An SDL2 window: each picture letterboxed at the window's size, resizable, with status text.
 ///

@@ -1,3 +1,5 @@
+import SpyglassPipeline
+import SpyglassIngest
 /// Judges the sender's capture stamps against our clock, frame by frame.
 ///
 /// A drone's clock is rarely synchronized with the ground station's. A stamp that says the

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SpyglassPipeline
 
 /// One frame's latency, split into stages that add up to glass-to-glass.
 ///

@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 import SpyglassBitstream
+import SpyglassPipeline
+import SpyglassIngest
 #endif
 
 /// The stages of one feed and the loop that drives them, on the feed's thread only.
@@ -77,8 +79,8 @@ final class FeedLoop {
         let paced = !source.deliversInRealTime && !options.untimed
         // A pipe is fed live by another program: its idle gaps end pictures too. A file's never do.
         idleFlushMicros = source.deliversInRealTime || Self.isPipe(source) ? options.idleFlushMicros : 0
-        depacketizer = AutoDepacketizer(options: options, datagrams: source.deliversDatagrams, idleFlushMicros: idleFlushMicros)
-        stage = AccessUnitStage(options: options)
+        depacketizer = AutoDepacketizer(settings: options.depacketizer, datagrams: source.deliversDatagrams, idleFlushMicros: idleFlushMicros)
+        stage = AccessUnitStage(settings: options.assembly)
         gate = DecodeGate(joinTimeoutMicros: options.joinTimeoutMicros, pacing: paced ? .paced(fps: options.fps) : .live)
     }
 
@@ -476,7 +478,7 @@ final class FeedLoop {
     private func newDepacketizer() {
         publish()
         metrics.retire(group: "depacketizer")
-        depacketizer = AutoDepacketizer(options: options, datagrams: source.deliversDatagrams, idleFlushMicros: idleFlushMicros)
+        depacketizer = AutoDepacketizer(settings: options.depacketizer, datagrams: source.deliversDatagrams, idleFlushMicros: idleFlushMicros)
     }
 
     /// A camera reached only now (it was down when the feed started), or one that came back
@@ -485,7 +487,7 @@ final class FeedLoop {
     private func takeAnnouncedSession() {
         guard followsAnnouncedSession, let sdp = source.announcedSession, sdp != options.sdp else { return }
         options.sdp = sdp
-        if decoder == nil { stage = AccessUnitStage(options: options) }
+        if decoder == nil { stage = AccessUnitStage(settings: options.assembly) }
     }
 
     /// The byte stream broke off: what is pending is complete; the next sender starts over.

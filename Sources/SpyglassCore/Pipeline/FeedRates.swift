@@ -1,3 +1,4 @@
+import SpyglassPipeline
 /// What one feed did over a recent window (about the last second): the live figures of the
 /// headless status line and the overlay.
 ///

@@ -1,4 +1,6 @@
 import SpyglassTransport
+import SpyglassPipeline
+import SpyglassIngest
 /// Everything a run counted, for the summary line and `--summary FILE` (JSON).
 public struct FeedSummary: Codable, Sendable {
     /// The source as named on the command line.

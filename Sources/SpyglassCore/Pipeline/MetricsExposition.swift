@@ -1,3 +1,4 @@
+import SpyglassPipeline
 /// One feed as the metrics endpoint shows it.
 public struct FeedMetrics: Sendable {
     /// The `feed` label: the feed's number and source ("1 udp://:5600").

@@ -1,4 +1,6 @@
 import Synchronization
+import SpyglassPipeline
+import SpyglassIngest
 
 /// One feed's counters, stage histograms and gauges, safe to read from any thread.
 ///

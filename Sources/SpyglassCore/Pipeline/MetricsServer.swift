@@ -1,6 +1,7 @@
 import CMicroHTTPD
 #if canImport(Glibc)
 import Glibc
+import SpyglassIngest
 #endif
 
 /// Serves `GET /metrics` (Prometheus text exposition) over HTTP with libmicrohttpd, on its own

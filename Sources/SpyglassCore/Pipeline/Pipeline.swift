@@ -6,6 +6,8 @@ import CSystem
 import Foundation
 import Synchronization
 import SpyglassTransport
+import SpyglassPipeline
+import SpyglassIngest
 
 /// One feed: a source and the stages after it, on the feed's own thread.
 ///

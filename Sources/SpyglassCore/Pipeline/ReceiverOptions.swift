@@ -1,6 +1,8 @@
 /// How a receiver runs: what `spyglass play` options set.
 import SpyglassBitstream
 import SpyglassTransport
+import SpyglassPipeline
+import SpyglassIngest
 public struct ReceiverOptions: Sendable {
     /// Codec to assume; nil = detect from the NAL headers.
     public var codec: VideoCodec?
@@ -36,13 +38,8 @@ public struct ReceiverOptions: Sendable {
         case nal
     }
     public var decodeMode: DecodeMode = .accessUnit
-    /// How UDP payloads are read.
-    public enum Transport: String, Sendable {
-        /// RTP when datagrams look like RTP (version 2, dynamic payload type), else raw Annex B.
-        case auto
-        case rtp
-        case raw
-    }
+    /// How UDP payloads are read (`--rtp`, `--raw`, or detect).
+    public typealias Transport = DepacketizerSettings.Transport
     public var transport: Transport = .auto
     /// RTP jitter buffer: longest wait for a missing packet, µs (0 = no wait, the default).
     public var reorderWindowMicros = 0
@@ -71,4 +68,38 @@ public struct ReceiverOptions: Sendable {
     public var udpReceiveBufferBytes = 8 << 20
 
     public init() {}
+
+    /// What the depacketizers are told (``DepacketizerSettings``).
+    public var depacketizer: DepacketizerSettings {
+        var s = DepacketizerSettings()
+        s.transport = transport
+        s.codec = codec
+        s.sdp = sdp
+        s.reorderWindowMicros = reorderWindowMicros
+        s.idleFlushMicros = idleFlushMicros
+        s.maxUnitBytes = maxAccessUnitBytes
+        s.mpegtsSelection = mpegtsSelection
+        return s
+    }
+
+    /// What opening the source needs (``SourceOptions``).
+    public var source: SourceOptions {
+        var s = SourceOptions()
+        s.udpReceiveBufferBytes = udpReceiveBufferBytes
+        s.allowFrom = allowFrom
+        s.untimed = untimed
+        s.rtspTransport = rtspTransport
+        return s
+    }
+
+    /// What the access-unit stage is told (``AssemblySettings``).
+    public var assembly: AssemblySettings {
+        var s = AssemblySettings()
+        s.codec = codec
+        s.sdp = sdp
+        s.maxAccessUnitBytes = maxAccessUnitBytes
+        s.maxPictureWidth = maxPictureWidth
+        s.maxPictureHeight = maxPictureHeight
+        return s
+    }
 }

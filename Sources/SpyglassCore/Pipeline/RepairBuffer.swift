@@ -4,6 +4,7 @@
 /// Bounded in bytes and in count: beyond either, it holds nothing until the next IDR/IRAP, and
 /// a cut in that stretch stays what it was (damage flagged until a clean join).
 import SpyglassBitstream
+import SpyglassPipeline
 public struct RepairBuffer {
     /// Caps: bytes held (default 64 MiB) and access units held (default 600, 20 s at 30 fps).
     public let maxBytes: Int

@@ -4,6 +4,8 @@ import SpyglassBitstream
 import SpyglassTransport
 #if canImport(Glibc)
 import Glibc
+import SpyglassPipeline
+import SpyglassIngest
 #endif
 
 /// `spyglass probe` in the library: opens a SOURCE, runs its feed on the calling thread with
@@ -44,7 +46,7 @@ public enum ProbeRun {
             if case .file(let path) = url, PcapSource.isPacketCapture(path) {
                 source = try PcapSource(path: path, port: port, host: host, speed: 0)
             } else {
-                source = try openSource(url, options: options)
+                source = try openSource(url, options: options.source)
             }
         } catch {
             throw Failure.open("\(error)")

@@ -1,6 +1,7 @@
 import Foundation
 import SpyglassBitstream
 import SpyglassTransport
+import SpyglassPipeline
 
 /// What a stream holds: codec, format, GOP structure, slices, B-frames, SEI, bitrate.
 /// Fed with every access unit the assembler completes (``observe(_:)``); `spyglass probe`

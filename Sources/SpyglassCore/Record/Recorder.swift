@@ -2,6 +2,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 import SpyglassBitstream
+import SpyglassPipeline
+import SpyglassIngest
 #endif
 
 /// The flight recorder: every access unit received, as an Annex B file, with a timing index.

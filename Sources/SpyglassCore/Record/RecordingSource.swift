@@ -3,6 +3,8 @@ import Glibc
 #endif
 import Foundation
 import Synchronization
+import SpyglassPipeline
+import SpyglassIngest
 
 /// Replays a recording as it arrived: each access unit is delivered at its recorded arrival
 /// time (relative to the first one played), divided by `speed`. Behaves as a live source, so the

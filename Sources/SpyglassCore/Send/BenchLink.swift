@@ -1,5 +1,7 @@
 import Foundation
 import SpyglassBitstream
+import SpyglassPipeline
+import SpyglassIngest
 
 /// The link `spyglass bench` measures across: the receiver's opened source, where the sender
 /// sends and how it frames, and the server between them when the transport needs one.

@@ -2,6 +2,8 @@ import Foundation
 import CFFmpeg
 import SpyglassBitstream
 import SpyglassTransport
+import SpyglassPipeline
+import SpyglassIngest
 
 /// `spyglass send`: streams the live test pattern (encoded now) or a capture file at real-time
 /// pace, each access unit stamped with its capture instant in an ST 0604 SEI.

@@ -1,4 +1,6 @@
 import CSRT
+import SpyglassPipeline
+import SpyglassIngest
 
 /// The sending end of an SRT connection (live mode) for `spyglass send`: a caller connects to a
 /// listening receiver, a listener waits for a calling one. When the receiver goes away the

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSystem
+import SpyglassIngest
 
 /// Sends Annex B access units to `udp://HOST:PORT` (cut into datagrams of at most `mtu`
 /// bytes, as real senders do), over TCP (`tcp://HOST:PORT` connects,

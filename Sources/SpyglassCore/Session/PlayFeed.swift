@@ -4,6 +4,8 @@ import Synchronization
 import Glibc
 import SpyglassBitstream
 import SpyglassTransport
+import SpyglassPipeline
+import SpyglassIngest
 #endif
 
 /// One feed of `play`: its pipeline, the sink chain in front of the window or headless end, and

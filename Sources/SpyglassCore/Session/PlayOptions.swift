@@ -1,4 +1,5 @@
 import Foundation
+import SpyglassIngest
 
 /// Options of `spyglass play` beyond the receiver's own.
 public struct PlayOptions: Sendable {

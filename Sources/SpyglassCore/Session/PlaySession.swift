@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import SpyglassPipeline
+import SpyglassIngest
 #endif
 
 /// `spyglass play`: one ``Pipeline`` per source, each on its own thread; the window (one feed)
@@ -91,7 +93,7 @@ import Glibc
         var failed = false
         for (i, url) in urls.enumerated() {
             do {
-                let source = try openSource(url, options: feedOptions(i).receiver, retryFirstConnection: urls.count > 1)
+                let source = try openSource(url, options: feedOptions(i).receiver.source, retryFirstConnection: urls.count > 1)
                 feeds.append(try PlayFeed(n: i + 1, url: url, source: source, options: feedOptions(i), windowed: windowed))
             } catch where urls.count > 1 {
                 Log.error("feed \(i + 1): \(error)")

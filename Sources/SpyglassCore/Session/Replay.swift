@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import SpyglassPipeline
+import SpyglassIngest
 #endif
 
 /// `spyglass replay` in the library: a recording made with `play --record`, every access unit at

@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import SpyglassPipeline
+import SpyglassIngest
 #endif
 
 /// `play --display none`: one status line per feed (state, fps, bitrate, frame age,

@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import SpyglassIngest
 #endif
 
 /// Ctrl-C (SIGINT) and SIGTERM, never lost: one `sigaction` handler for the whole process writes

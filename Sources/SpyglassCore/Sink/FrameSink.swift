@@ -1,3 +1,4 @@
+import SpyglassPipeline
 /// Where decoded pictures go, one stage after another, on the feed's own thread.
 ///
 /// The chain a `play` feed builds (`PlaySession`):

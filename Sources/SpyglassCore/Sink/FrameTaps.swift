@@ -1,3 +1,4 @@
+import SpyglassIngest
 /// Writes each picture's size and MD5 as `ffmpeg -f framemd5` does (``FrameMD5Writer``).
 public final class FrameMD5Tap: FrameTap {
     private let writer: FrameMD5Writer

@@ -1,3 +1,4 @@
+import SpyglassPipeline
 /// Hands pictures to a window on the main thread through a ``FrameSlot`` (newest wins) and wakes
 /// it. A picture replaced before the window took it is counted and logged as dropped.
 public final class WindowSink: FrameSink {

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import SpyglassIngest
 #endif
 
 /// A file written with plain `write(2)`, so that every failure (full disk, `/dev/full`,

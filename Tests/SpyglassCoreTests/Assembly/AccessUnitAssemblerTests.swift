@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import SpyglassCore
 @testable import SpyglassBitstream
+@testable import SpyglassPipeline
 
 @Suite struct AccessUnitAssemblerTests {
     /// The NAL units of a capture.

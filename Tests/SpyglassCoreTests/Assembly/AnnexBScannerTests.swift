@@ -3,6 +3,7 @@ import Testing
 @testable import SpyglassCore
 @testable import SpyglassBitstream
 import TestSupport
+@testable import SpyglassPipeline
 
 @Suite struct AnnexBScannerTests {
     private func split(_ chunks: [[UInt8]]) -> ([[UInt8]], AnnexBScanner.Counters) {

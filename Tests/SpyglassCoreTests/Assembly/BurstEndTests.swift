@@ -3,6 +3,8 @@ import Testing
 @testable import SpyglassCore
 @testable import SpyglassBitstream
 import TestSupport
+@testable import SpyglassPipeline
+@testable import SpyglassIngest
 
 /// The burst-end rule for raw Annex B over UDP: a sender that packs each access unit into
 /// full-size datagrams and one short last one ends its access unit with that short datagram.

@@ -5,6 +5,7 @@ import Glibc
 #endif
 @testable import SpyglassCore
 @testable import SpyglassBitstream
+@testable import SpyglassPipeline
 
 /// Joining a stream whose intra pictures are not IDR and carry no recovery point: it plays from
 /// its first I picture, bit-exact with ffmpeg.

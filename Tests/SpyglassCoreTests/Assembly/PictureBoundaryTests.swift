@@ -5,6 +5,7 @@ import Glibc
 #endif
 @testable import SpyglassCore
 @testable import SpyglassBitstream
+@testable import SpyglassPipeline
 
 /// Picture boundaries come from the slice headers (H.264 §7.4.1.2.4, H.265
 /// `first_slice_segment_in_pic_flag`): parameter sets or SEI repeated between the slices of one

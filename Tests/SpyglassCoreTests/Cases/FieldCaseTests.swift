@@ -4,6 +4,8 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassPipeline
+@testable import SpyglassIngest
 
 /// The field cases (captures/cases/README.md): each input that failed for a user, with the
 /// numbers its case asks for.

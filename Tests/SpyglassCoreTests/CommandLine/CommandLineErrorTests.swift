@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassIngest
 
 /// Bad input gives a clear one-line error and a non-zero exit.
 @Suite struct CommandLineErrorTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import SpyglassCore
 @testable import SpyglassBitstream
+@testable import SpyglassPipeline
 
 /// Decoded pictures equal `ffmpeg -f framemd5` for the same file, frame by frame.
 @Suite struct BitExactDecodeTests {

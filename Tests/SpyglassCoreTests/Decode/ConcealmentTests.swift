@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassPipeline
 
 /// A picture libavcodec had to conceal (corrupt slice data, no transport loss to say so) is
 /// damaged, and so is every picture predicted from it, until the next IDR.

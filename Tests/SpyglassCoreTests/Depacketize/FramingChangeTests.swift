@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import SpyglassCore
+@testable import SpyglassPipeline
+@testable import SpyglassIngest
 
 /// A sender that restarts with another framing on the same port is followed, not dropped as
 /// "not RTP" for ever.
@@ -47,7 +49,7 @@ import Testing
 
     /// Pushes datagrams 1 ms apart; returns the NAL units out, the restarts and the counts.
     static func push(_ datagrams: [[UInt8]]) -> (units: [[UInt8]], restarts: Int, framing: Framing?, counts: [Metric: Int]) {
-        var d = AutoDepacketizer(options: ReceiverOptions(), datagrams: true, idleFlushMicros: 0)
+        var d = AutoDepacketizer(settings: DepacketizerSettings(), datagrams: true, idleFlushMicros: 0)
         var units: [[UInt8]] = [], restarts = 0
         for (i, bytes) in datagrams.enumerated() {
             bytes.withUnsafeBytes { b in

@@ -5,6 +5,7 @@ import Glibc
 #endif
 @testable import SpyglassCore
 @testable import SpyglassTransport
+@testable import SpyglassIngest
 
 /// `?program=N` and `?pid=N` choose the program or video PID of an MPEG-TS; one that is not
 /// there is a one-line error naming what is.

@@ -5,6 +5,8 @@ import Glibc
 #endif
 @testable import SpyglassCore
 @testable import SpyglassTransport
+@testable import SpyglassPipeline
+@testable import SpyglassIngest
 
 /// MPEG-TS (ISO/IEC 13818-1) from ffmpeg's own muxer, as a file and over UDP and TCP: detected,
 /// demultiplexed, and every picture bit-exact; never scanned as Annex B. Serialized: two live
@@ -113,7 +115,7 @@ import Glibc
         let packets = chunks.enumerated().map { i, c in
             RTPPacket.build(marker: false, payloadType: 33, sequenceNumber: UInt16(i), timestamp: UInt32(i * 100), ssrc: 33, payload: c)
         }
-        var d = AutoDepacketizer(options: ReceiverOptions(), datagrams: true, idleFlushMicros: 0)
+        var d = AutoDepacketizer(settings: DepacketizerSettings(), datagrams: true, idleFlushMicros: 0)
         var damage = 0
         for (i, p) in packets.enumerated() where i != 40 && i != 41 {
             p.withUnsafeBytes { d.push($0, arrivalMicros: UInt64(i), truncated: false) { if case .damage = $0 { damage += 1 } } }

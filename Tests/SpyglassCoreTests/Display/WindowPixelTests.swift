@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassPipeline
 
 /// What the real SDL window shows, under Xvfb: pixels read back from the renderer
 /// (`--snapshot`) against the decoded frame, and the colour cases at 1:1.

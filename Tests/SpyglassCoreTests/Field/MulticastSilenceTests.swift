@@ -4,6 +4,8 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassPipeline
+@testable import SpyglassIngest
 
 /// A multicast group that delivers nothing: once per feed the log says which interface the group
 /// was joined on and which interfaces a sender could be on, with `?iface=NAME`.

@@ -6,6 +6,8 @@ import Glibc
 @testable import SpyglassCore
 @testable import SpyglassBitstream
 @testable import SpyglassTransport
+@testable import SpyglassPipeline
+@testable import SpyglassIngest
 
 /// An SDP whose codec is not the stream's (a stale `cam.sdp` after the camera was switched from
 /// H.265 to H.264, or the reverse): the stream is followed, with one warning naming both, and the
@@ -100,7 +102,7 @@ import Glibc
         var o = ReceiverOptions()
         o.sdp = SessionDescription(text: "m=video 5000 RTP/AVP 96\na=rtpmap:96 H265/90000\n")
         o.sdp!.parameterSets = [Self.h265VPS, Self.h265SPS]
-        var stage = AccessUnitStage(options: o)
+        var stage = AccessUnitStage(settings: o.assembly)
         var events: [AccessUnitStage.Event] = []
         for u in [Self.h264SPS, Self.h264PPS, Self.h264SPS] {
             stage.push(NALUnit(bytes: u), codecHint: .h264) { events.append($0) }
@@ -118,7 +120,7 @@ import Glibc
     @Test func aForcedCodecIsKeptAndTheMismatchSaid() {
         var o = ReceiverOptions()
         o.codec = .h265
-        var stage = AccessUnitStage(options: o)
+        var stage = AccessUnitStage(settings: o.assembly)
         var following: [Bool] = []
         for u in [Self.h264SPS, Self.h264PPS, Self.h264SPS] {
             stage.push(NALUnit(bytes: u), codecHint: .h264) { e in

@@ -5,6 +5,7 @@ import Glibc
 #endif
 @testable import SpyglassCore
 @testable import SpyglassTransport
+@testable import SpyglassIngest
 
 /// A flood into one feed's port (issue 17, fault 4): datagrams from another socket never reach
 /// the feed's parser, framing detector or decoder, and are counted.

@@ -6,6 +6,7 @@ import Glibc
 #endif
 @testable import SpyglassCore
 import TestSupport
+@testable import SpyglassIngest
 
 /// What real links do: senders that come and go, codec switches, multicast, senders to refuse.
 ///

@@ -5,6 +5,7 @@ import Glibc
 #endif
 @testable import SpyglassCore
 import TestSupport
+@testable import SpyglassIngest
 
 /// Packet captures: our own sender captured with tcpdump on loopback, hand-built captures with
 /// IP fragments, and mangled files.

@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassIngest
 
 /// RTSP (RFC 2326) from GStreamer's RTSP server (Debian's gst-rtsp-server, started by the tests
 /// through tools/rtsp-server): every picture bit-exact with what the server's encoder wrote.

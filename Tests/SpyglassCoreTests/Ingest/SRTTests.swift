@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassIngest
 
 /// MPEG-TS over SRT with ffmpeg (built with libsrt) as the real peer: Spyglass calling an ffmpeg
 /// listener, ffmpeg calling a Spyglass listener, a wrong passphrase, a listener that goes away

@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassIngest
 
 /// UDP in random datagram sizes, TCP (client and listen) in random write sizes, and stdin all
 /// give the same pictures as the file.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import SpyglassCore
+@testable import SpyglassPipeline
 
 /// Capture stamps from a sender whose clock is not ours never give a negative or absurd figure.
 @Suite struct CaptureClockTests {

@@ -5,6 +5,8 @@ import Glibc
 #endif
 @testable import SpyglassCore
 @testable import SpyglassBitstream
+@testable import SpyglassPipeline
+@testable import SpyglassIngest
 
 /// Capture times from a real sender's RTCP sender reports (GStreamer's `rtpbin`), against our
 /// ST 0604 SEI stamp on the same frames, and from an RTSP server over TCP (channel 1).
@@ -55,7 +57,7 @@ import Glibc
     /// gets from RTCP (``DepacketizerEvent/captureTime(wallMicros:source:)``, before its units)
     /// and the SEI stamp among its units.
     static func collect(_ source: UDPSource, wanted: Int) throws -> [(sei: UInt64, rtcp: UInt64, arrival: UInt64)] {
-        var depacketizer = RTPStreamDepacketizer(options: ReceiverOptions())
+        var depacketizer = RTPStreamDepacketizer()
         var buffer = [UInt8](repeating: 0, count: UDPSource.maxDatagramBytes)
         var pairs: [(sei: UInt64, rtcp: UInt64, arrival: UInt64)] = []
         var rtcp: UInt64?

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import SpyglassCore
 @testable import SpyglassBitstream
+@testable import SpyglassPipeline
+@testable import SpyglassIngest
 
 /// On a stream without B-frames, frame N leaves the decoder before access unit N+1 goes in.
 @Suite struct ReorderDelayTests {

@@ -3,6 +3,7 @@ import Testing
 import CFFmpeg
 @testable import SpyglassCore
 @testable import SpyglassBitstream
+@testable import SpyglassPipeline
 
 /// The ST 0604 SEI and the pixel time code, written and read back.
 @Suite struct TimestampTests {

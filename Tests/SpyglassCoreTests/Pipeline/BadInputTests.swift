@@ -5,6 +5,7 @@ import Glibc
 #endif
 @testable import SpyglassCore
 @testable import SpyglassTransport
+@testable import SpyglassIngest
 
 /// Faults a bad-input round found: each now a clear error, a counted drop, or damage shown as such.
 @Suite struct BadInputTests {

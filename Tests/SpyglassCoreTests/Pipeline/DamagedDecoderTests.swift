@@ -3,6 +3,7 @@ import Testing
 @testable import SpyglassBitstream
 @testable import SpyglassTransport
 import TestSupport
+@testable import SpyglassIngest
 
 /// Issue 17: what damaged input made libavcodec allocate (PPS ids a broken unit named, tables
 /// for the sizes it claimed) stayed for the life of the decoder's context, about 5 MB after the

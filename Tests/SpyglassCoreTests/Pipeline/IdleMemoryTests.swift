@@ -1,5 +1,6 @@
 import Testing
 @testable import SpyglassCore
+@testable import SpyglassIngest
 
 /// Issue 17: memory a live feed took for its stream comes back once the stream is gone.
 @Suite struct IdleMemoryTests {

@@ -6,6 +6,8 @@ import Glibc
 @testable import SpyglassCore
 @testable import SpyglassBitstream
 import TestSupport
+@testable import SpyglassPipeline
+@testable import SpyglassIngest
 
 /// A NAL unit cut by an idle flush is repaired when the rest of it comes: the picture and the
 /// ones after it are decoded again, and what is recorded equals ffmpeg.

@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassIngest
 
 /// Several feeds in one process: each its own pipeline and thread; one feed's end or bad input
 /// changes nothing in another.

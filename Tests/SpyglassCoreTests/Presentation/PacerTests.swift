@@ -1,5 +1,6 @@
 import Testing
 @testable import SpyglassCore
+@testable import SpyglassPipeline
 
 /// ``Pacer``: release of unit k at `max(arrival_k, release_{k-1} + period)`, on a made-up clock.
 @Suite struct PacerTests {

@@ -6,6 +6,7 @@ import Glibc
 @testable import SpyglassCore
 @testable import SpyglassBitstream
 @testable import SpyglassTransport
+@testable import SpyglassIngest
 
 /// Joining late, parameter sets that came before us, bursts, and broken tails.
 ///

@@ -7,6 +7,8 @@ import Glibc
 @testable import SpyglassBitstream
 import TestSupport
 @testable import SpyglassTransport
+@testable import SpyglassPipeline
+@testable import SpyglassIngest
 
 /// RTCP (RFC 3550 §6): sender reports read, their clock applied to RTP timestamps, receiver
 /// reports built and sent, bad packets dropped and counted.
@@ -57,7 +59,7 @@ import TestSupport
             _ = try? Self.parse(d)
         }
         // Through the depacketizer: counted as malformed, the stream goes on.
-        var dp = RTPStreamDepacketizer(options: ReceiverOptions())
+        var dp = RTPStreamDepacketizer()
         let bad: [UInt8] = [0x80, 200, 0, 9, 1, 2, 3, 4]
         bad.withUnsafeBytes { dp.push($0, arrivalMicros: 1, truncated: false) { _ in } }
         #expect(dp.counts[.rtcpPackets] == 1 && dp.counts[.malformedRTCP] == 1 && dp.counts[.notRTP] == 0)
@@ -120,7 +122,7 @@ import TestSupport
     /// is kept and given to the RTP depacketizer: the first picture already has its time.
     @Test func aSenderReportBeforeTheFirstRTPPacketIsKept() throws {
         let aus = Sender.accessUnits(of: try Fixtures.bytes(Fixtures.capture("test/h264-aud.h264")))
-        var auto = AutoDepacketizer(options: ReceiverOptions(), datagrams: true, idleFlushMicros: 0)
+        var auto = AutoDepacketizer(settings: DepacketizerSettings(), datagrams: true, idleFlushMicros: 0)
         let unix: UInt64 = 1_764_600_000_000_000
         var times: [UInt64] = []
         Self.senderReport(ssrc: 7, ntp: SenderClock.ntp(unixMicros: unix), rtp: 90_000).withUnsafeBytes {
@@ -137,8 +139,8 @@ import TestSupport
     /// An SEI stamp in the access unit wins over the RTCP time; without one, RTCP's is used.
     @Test func anSEIStampWinsOverTheRTCPTime() throws {
         let aus = Sender.accessUnits(of: try Fixtures.bytes(Fixtures.capture("test/h264-aud.h264")))
-        var dp = RTPStreamDepacketizer(options: ReceiverOptions())
-        var stage = AccessUnitStage(options: ReceiverOptions())
+        var dp = RTPStreamDepacketizer()
+        var stage = AccessUnitStage()
         var out: [AccessUnit] = []
         let unix: UInt64 = 1_764_600_000_000_000
         Self.senderReport(ssrc: 9, ntp: SenderClock.ntp(unixMicros: unix), rtp: 0).withUnsafeBytes {

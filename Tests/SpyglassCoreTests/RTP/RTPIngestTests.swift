@@ -7,6 +7,7 @@ import Glibc
 @testable import SpyglassBitstream
 import TestSupport
 @testable import SpyglassTransport
+@testable import SpyglassIngest
 
 /// RTP on real sockets: from ffmpeg's RTP muxer (an independent packetizer) and from ours,
 /// through tools/impair for loss, duplication, reordering and truncation.

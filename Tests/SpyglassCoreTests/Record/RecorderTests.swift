@@ -6,6 +6,8 @@ import Glibc
 @testable import SpyglassCore
 @testable import SpyglassBitstream
 import TestSupport
+@testable import SpyglassPipeline
+@testable import SpyglassIngest
 
 /// The flight recorder: round trip, and `kill -9` at random moments.
 ///

@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassIngest
 
 /// `spyglass send FILE srt://… --mpegts` with ffmpeg (libsrt) as the real receiver, as listener
 /// and as caller: what ffmpeg records decodes to every picture of the file, bit-exact.

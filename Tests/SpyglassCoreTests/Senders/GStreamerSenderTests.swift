@@ -4,6 +4,7 @@ import Testing
 import Glibc
 #endif
 @testable import SpyglassCore
+@testable import SpyglassIngest
 
 /// Real senders no one here wrote: GStreamer's encoders and payloaders, the pipelines many drone
 /// and camera links run. Each case encodes once, writes the encoder's own output beside the

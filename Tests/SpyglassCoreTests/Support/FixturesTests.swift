@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SpyglassCore
+@testable import SpyglassIngest
 
 /// `Fixtures.run`, which every test that starts ffmpeg, xvfb-run or spyglass goes through: it must
 /// never hang, whatever the child does with its pipes.

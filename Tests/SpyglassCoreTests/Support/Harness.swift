@@ -5,6 +5,8 @@ import Glibc
 #endif
 @testable import SpyglassCore
 import TestSupport
+@testable import SpyglassPipeline
+@testable import SpyglassIngest
 
 /// Runs the real receive path in-process (a ``Pipeline``: real sockets, real libavcodec,
 /// headless sink) and collects what came out.

@@ -1,3 +1,4 @@
+import SpyglassPipeline
 /// The live overlay of one feed (`i` in the window): what an operator watching a link needs at a
 /// glance, over the last second, from the feed's ``MetricsRegistry``:
 ///

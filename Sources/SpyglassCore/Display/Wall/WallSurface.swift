@@ -1,6 +1,8 @@
 import CSDL2
 import CFFmpeg
 import Foundation
+import SpyglassPipeline
+import SpyglassIngest
 
 /// One SDL window drawn through its window surface, with no renderer: pictures are scaled by
 /// libswscale straight into their rectangle of the surface, and only the rectangles that changed

@@ -1,3 +1,4 @@
+import SpyglassPipeline
 /// A feed's tile on the main thread: its newest picture, whether that has been shown, its badge,
 /// and what was last drawn (so that only changed tiles are drawn again).
 @MainActor

@@ -1,4 +1,6 @@
 import Foundation
+import SpyglassPipeline
+import SpyglassIngest
 
 /// The monitoring wall: one window, one tile per feed, on the main thread.
 ///

@@ -3,6 +3,8 @@
 import CFFmpeg
 import Testing
 @testable import SpyglassCore
+@testable import SpyglassPipeline
+@testable import SpyglassIngest
 
 @MainActor @Suite struct FrozenPictureTests {
     /// A tile whose feed (not started) has shown one `width` x `height` picture with this sample

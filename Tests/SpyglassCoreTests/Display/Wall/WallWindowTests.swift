@@ -9,6 +9,7 @@ import Testing
 @testable import SpyglassCore
 #if canImport(Glibc)
 import Glibc
+@testable import SpyglassIngest
 #endif
 
 @MainActor

@@ -1,0 +1,325 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import SpyglassTransport
+import SpyglassPipeline
+
+/// An RTSP camera or server (RFC 2326): OPTIONS, DESCRIBE (the SDP's H.264/H.265 track, its
+/// `a=control` and `sprop-*` parameter sets), SETUP, PLAY; keep-alive within the session
+/// timeout; TEARDOWN on close. Delivers the RTP packets as datagrams, so the RTP path (marker
+/// bit, jitter buffer, loss counting) applies unchanged. Basic and Digest authentication;
+/// redirects; a server that goes away is reconnected with backoff.
+///
+/// RTCP (RFC 3550 §6) from the server, on the RTCP port (UDP) or interleaved channel 1 (TCP),
+/// is delivered in band too, for its sender reports; receiver reports go back the same way.
+public final class RTSPSource: ByteSource {
+    public let label: String
+    public let deliversInRealTime = true
+    public var deliversDatagrams: Bool { true }
+    public var countsAre: String { "packets" }
+    public private(set) var counters = SourceCounters()
+    /// The video track's SDP (codec, payload type, parameter sets) from DESCRIBE.
+    public private(set) var sessionDescription = SessionDescription(text: "")
+    /// Audio and other tracks the server offers (not played).
+    public private(set) var otherTracks: [String] = []
+
+    private let url: RTSPURL
+    private let transportWanted: RTSPTransport
+    private var transport: RTSPTransport = .udp
+    private var control: RTSPControl?
+    private var rtpFD: Int32 = -1
+    /// The RTCP port over UDP; over TCP, the reporter for channel 1.
+    private var rtcpPort: RTCPPort?
+    private var interleavedReporter = ReceiverReporter()
+    private var baseURL = ""
+    private var trackURL = ""
+    private var keepAliveMethod = "OPTIONS"
+    private var keepAliveMicros: UInt64 = 30_000_000
+    private var lastKeepAlive: UInt64 = 0
+    private var playStarted: UInt64 = 0
+    private var packetsSincePlay = 0
+    private var reconnectAt: UInt64?
+    private var backoffMicros: UInt64 = 500_000
+    /// RTCP packets received from the server (either transport).
+    public private(set) var rtcpPackets = 0
+
+    /// Connects and starts playing.
+    /// - Parameters:
+    ///   - url: the camera's URL, credentials included if it needs them.
+    ///   - transport: `--rtsp-transport` (auto: UDP, then TCP).
+    /// - Throws: ``SourceError/open(_:)``: connection refused, 404/454 and other statuses, a wrong
+    ///   password (naming the realm), no H.264/H.265 track.
+    ///   - retryFirstConnection: when the first attempt fails, keep trying with the
+    ///     reconnection's backoff instead of throwing (a wall's camera that is down or rebooting);
+    ///     the failure is then ``connectionProblem``.
+    public init(url: RTSPURL, transport: RTSPTransport, retryFirstConnection: Bool = false) throws {
+        self.url = url
+        label = url.requestURL
+        transportWanted = transport
+        do { try start(transport == .tcp ? .tcp : .udp) } catch where retryFirstConnection {
+            Log.info("\(label): \(error): retrying")
+            lastFailure = "\(error)"
+            reconnectAt = MonotonicClock.nowMicros() + backoffMicros
+        }
+    }
+
+    /// The video track's SDP once DESCRIBE has answered (nil while the camera was never reached).
+    public var announcedSession: SessionDescription? { described ? sessionDescription : nil }
+    private var described = false
+
+    /// Why the last attempt to connect and play failed, while not playing.
+    public var connectionProblem: String? { control == nil ? lastFailure : nil }
+    private var lastFailure: String?
+
+    deinit { close() }
+
+    private func start(_ mode: RTSPTransport) throws {
+        teardown()
+        var target = url
+        var response = RTSPResponse()
+        var c: RTSPControl!
+        for _ in 0..<4 {
+            c = try RTSPControl(host: target.host, port: target.port, user: url.user, password: url.password)
+            let options = try c.request("OPTIONS", target.requestURL)
+            let methods = options.header("public")?.uppercased() ?? ""
+            keepAliveMethod = methods.contains("GET_PARAMETER") ? "GET_PARAMETER" : "OPTIONS"
+            response = try c.request("DESCRIBE", target.requestURL, headers: [("Accept", "application/sdp")])
+            if (301...307).contains(response.status), let location = response.header("location") {
+                target = try RTSPURL(parsing: location)   // RFC 2326 §11.3.3: redirect
+                continue
+            }
+            break
+        }
+        try Self.check(response, "DESCRIBE", target.requestURL)
+        control = c
+        baseURL = response.header("content-base") ?? response.header("content-location") ?? target.requestURL
+        try readSDP(response.body)
+        transport = mode
+        var transportHeader = "RTP/AVP/TCP;unicast;interleaved=0-1"
+        var rtcpFD: Int32 = -1
+        if mode == .udp {
+            let (rtp, rtcp, port) = try Self.udpPair()
+            rtpFD = rtp; rtcpFD = rtcp
+            transportHeader = "RTP/AVP;unicast;client_port=\(port)-\(port + 1)"
+        }
+        let setup = try c.request("SETUP", trackURL, headers: [("Transport", transportHeader)])
+        if rtcpFD >= 0 {
+            rtcpPort = RTCPPort(fd: rtcpFD, destination: Self.serverRTCPAddress(setup, control: c.fd))
+        }
+        interleavedReporter = ReceiverReporter()
+        try Self.check(setup, "SETUP", trackURL)
+        if let s = setup.header("session") {
+            let parts = s.split(separator: ";")
+            c.session = String(parts[0]).trimmingCharacters(in: .whitespaces)
+            for p in parts.dropFirst() where p.trimmingCharacters(in: .whitespaces).hasPrefix("timeout=") {
+                if let t = UInt64(p.split(separator: "=")[1]) { keepAliveMicros = max(1, t) * 1_000_000 / 2 }
+            }
+        }
+        let play = try c.request("PLAY", baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL, headers: [("Range", "npt=0.000-")])
+        try Self.check(play, "PLAY", baseURL)
+        let now = MonotonicClock.nowMicros()
+        lastKeepAlive = now
+        playStarted = now
+        packetsSincePlay = 0
+        counters.connections += 1
+        Log.info("\(label): playing over \(mode == .tcp ? "TCP (interleaved)" : "UDP")"
+                 + (otherTracks.isEmpty ? "" : "; also offered, not played: \(otherTracks.joined(separator: ", "))"))
+    }
+
+    /// A status that is not 2xx is a one-line error (RFC 2326 §7.1.1: 404 Not Found, 454
+    /// Session Not Found, 461 Unsupported Transport …).
+    private static func check(_ r: RTSPResponse, _ method: String, _ url: String) throws {
+        guard (200...299).contains(r.status) else {
+            throw SourceError.open("\(url): \(method) answered \(r.status) \(r.reason)")
+        }
+    }
+
+    /// Picks the H.264/H.265 video track of the SDP and its control URL.
+    private func readSDP(_ text: String) throws {
+        var header: [String] = []
+        var media: [[String]] = []
+        for line in text.components(separatedBy: .newlines) where !line.isEmpty {
+            if line.hasPrefix("m=") { media.append([line]) } else if media.isEmpty { header.append(line) } else { media[media.count - 1].append(line) }
+        }
+        var chosen: [String]?
+        otherTracks = []
+        for m in media {
+            let d = SessionDescription(text: m.joined(separator: "\n"))
+            if chosen == nil && m[0].hasPrefix("m=video") && d.codec != nil { chosen = m; continue }
+            otherTracks.append(String(m[0].dropFirst(2).split(separator: " ").first ?? "?")
+                               + (m.first { $0.hasPrefix("a=rtpmap:") }.map { " (\($0.split(separator: " ").dropFirst().first ?? ""))" } ?? ""))
+        }
+        guard let chosen else {
+            throw SourceError.open("\(label): the server offers no H.264/H.265 video track (\(otherTracks.isEmpty ? "no tracks" : otherTracks.joined(separator: ", ")))")
+        }
+        sessionDescription = SessionDescription(text: chosen.joined(separator: "\n"))
+        described = true
+        let control = chosen.first { $0.hasPrefix("a=control:") }.map { String($0.dropFirst("a=control:".count)) } ?? "*"
+        if control.lowercased().hasPrefix("rtsp://") { trackURL = control }
+        else if control == "*" { trackURL = baseURL }
+        else { trackURL = (baseURL.hasSuffix("/") ? baseURL : baseURL + "/") + control }
+    }
+
+    /// Where the server takes RTCP over UDP: its address on the control connection, at the second
+    /// port of the SETUP answer's `server_port=RTP-RTCP` (RFC 2326 §12.39). Nil when it gave none
+    /// (reports then go where its RTCP comes from).
+    private static func serverRTCPAddress(_ setup: RTSPResponse, control fd: Int32) -> [UInt8]? {
+        guard let transport = setup.header("transport"),
+              let ports = transport.split(separator: ";").first(where: { $0.hasPrefix("server_port=") }),
+              let rtcp = ports.dropFirst("server_port=".count).split(separator: "-").last.flatMap({ UInt16($0) }) else { return nil }
+        var peer = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let ok = withUnsafeMutablePointer(to: &peer) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) == 0 }
+        }
+        guard ok else { return nil }
+        switch Int32(peer.ss_family) {
+        case AF_INET:
+            withUnsafeMutablePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_port = rtcp.bigEndian } }
+        case AF_INET6:
+            withUnsafeMutablePointer(to: &peer) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_port = rtcp.bigEndian } }
+        default:
+            return nil
+        }
+        return withUnsafeBytes(of: &peer) { Array($0.prefix(Int(length))) }
+    }
+
+    /// A UDP socket pair on consecutive ports, RTP even (RFC 3550 §11).
+    private static func udpPair() throws -> (Int32, Int32, UInt16) {
+        for _ in 0..<20 {
+            let addresses = try SocketAddress.resolve(host: nil, port: 0, socketType: Socket.datagram, passive: true)
+            guard case .success(let rtp) = Socket.bind(addresses, type: Socket.datagram, reuseAddress: false),
+                  let port = Socket.localPort(rtp) else { continue }
+            if port % 2 == 0, port < 65535,
+               let next = try? SocketAddress.resolve(host: nil, port: port + 1, socketType: Socket.datagram, passive: true),
+               case .success(let rtcp) = Socket.bind(next, type: Socket.datagram, reuseAddress: false) {
+                Socket.setOption(rtp, SOL_SOCKET, SO_RCVBUF, Int32(4 << 20))
+                return (rtp, rtcp, port)
+            }
+            Glibc.close(rtp)
+        }
+        throw SourceError.open("no free UDP port pair for RTP/RTCP")
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {
+        let now = MonotonicClock.nowMicros()
+        if let at = reconnectAt {
+            guard now >= at else { usleep(UInt32(min(UInt64(timeoutMicros), at - now))); return .timeout }
+            do {
+                try start(transportWanted == .tcp ? .tcp : .udp)
+                reconnectAt = nil
+                backoffMicros = 500_000
+                lastFailure = nil
+                return .connected
+            } catch {
+                if "\(error)" != lastFailure { Log.info("\(label): reconnecting: \(error)") }
+                lastFailure = "\(error)"
+                backoffMicros = min(backoffMicros * 2, 8_000_000)
+                reconnectAt = now + backoffMicros
+                return .timeout
+            }
+        }
+        guard let c = control else { return .end }
+        if now >= lastKeepAlive + keepAliveMicros {
+            c.post(keepAliveMethod, baseURL)   // RFC 2326 §12.37: within the session timeout
+            lastKeepAlive = now
+        }
+        do {
+            if transport == .tcp { return try readInterleaved(c, buffer, timeoutMicros) }
+            return try readUDP(c, buffer, timeoutMicros)
+        } catch {
+            Log.info("\(label): the server went away (\(error)): reconnecting")
+            teardown()
+            reconnectAt = MonotonicClock.nowMicros() + backoffMicros
+            return .disconnected
+        }
+    }
+
+    private func readInterleaved(_ c: RTSPControl, _ buffer: UnsafeMutableRawBufferPointer, _ timeoutMicros: Int) throws -> SourceEvent {
+        let deadline = MonotonicClock.nowMicros() + UInt64(max(0, timeoutMicros))
+        while true {
+            let left = Int(deadline) - Int(MonotonicClock.nowMicros())
+            guard let f = try c.readFrame(timeoutMicros: max(0, left)) else {
+                sendInterleavedReport(c)
+                return .timeout
+            }
+            let now = MonotonicClock.nowMicros()
+            if f.channel == 1 {
+                rtcpPackets += 1
+                f.payload.withUnsafeBytes { p in
+                    for sr in (try? RTCPPacket.senderReports(in: p)) ?? [] { interleavedReporter.observe(sr, arrivalMicros: now) }
+                }
+                return deliver(f.payload, buffer, rtp: false)
+            }
+            guard f.channel == 0 else { continue }
+            f.payload.withUnsafeBytes { interleavedReporter.observeRTP($0, arrivalMicros: now) }
+            sendInterleavedReport(c)
+            return deliver(f.payload, buffer)
+        }
+    }
+
+    /// A receiver report, when due, as an interleaved frame on channel 1 (RFC 2326 §10.12).
+    private func sendInterleavedReport(_ c: RTSPControl) {
+        guard let report = interleavedReporter.reportIfDue(nowMicros: MonotonicClock.nowMicros()) else { return }
+        let frame: [UInt8] = [0x24, 1, UInt8(report.count >> 8), UInt8(report.count & 0xFF)] + report
+        writeAll(c.fd, frame, sendFlags: Int32(MSG_NOSIGNAL))
+    }
+
+    private func readUDP(_ c: RTSPControl, _ buffer: UnsafeMutableRawBufferPointer, _ timeoutMicros: Int) throws -> SourceEvent {
+        guard let rtcp = rtcpPort else { return .end }
+        var fds = [pollfd(fd: rtpFD, events: Int16(POLLIN), revents: 0), pollfd(fd: c.fd, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: rtcp.fd, events: Int16(POLLIN), revents: 0)]
+        let rc = poll(&fds, nfds_t(fds.count), Int32(max(0, timeoutMicros / 1000)))
+        rtcp.sendReportIfDue(nowMicros: MonotonicClock.nowMicros())
+        if rc <= 0 { return noUDPYet() }
+        if fds[1].revents != 0 {
+            guard c.fill() else { throw SourceError.read("the RTSP server closed the connection") }
+            while (try? c.readFrame(timeoutMicros: 0)) != nil {}   // drop keep-alive answers
+        }
+        if fds[2].revents != 0, let n = rtcp.receive(into: buffer, arrivalMicros: MonotonicClock.nowMicros()) {
+            rtcpPackets += 1
+            return .data(count: n, arrivalMicros: MonotonicClock.nowMicros(), truncated: false)
+        }
+        guard fds[0].revents != 0 else { return noUDPYet() }
+        let n = Glibc.recv(rtpFD, buffer.baseAddress, buffer.count, 0)
+        guard n > 0 else { return .emptyDatagram }
+        let now = MonotonicClock.nowMicros()
+        rtcp.observeRTP(UnsafeRawBufferPointer(rebasing: buffer[..<n]), arrivalMicros: now)
+        packetsSincePlay += 1
+        counters.datagrams += 1
+        counters.bytes += n
+        return .data(count: n, arrivalMicros: now, truncated: false)
+    }
+
+    /// With auto transport, no UDP packet a second after PLAY: the server's UDP does not reach
+    /// us; play again over TCP.
+    private func noUDPYet() -> SourceEvent {
+        guard transportWanted == .auto, packetsSincePlay == 0, MonotonicClock.nowMicros() > playStarted + 1_000_000 else { return .timeout }
+        Log.info("\(label): no RTP over UDP in 1 s: trying TCP (interleaved)")
+        do { try start(.tcp); return .connected } catch {
+            reconnectAt = MonotonicClock.nowMicros() + backoffMicros
+            return .disconnected
+        }
+    }
+
+    /// Copies an interleaved frame out as a datagram; only RTP (`rtp`) counts as data received.
+    private func deliver(_ payload: [UInt8], _ buffer: UnsafeMutableRawBufferPointer, rtp: Bool = true) -> SourceEvent {
+        let n = buffer.copyPrefix(of: payload)
+        if rtp {
+            packetsSincePlay += 1
+            counters.datagrams += 1
+            counters.bytes += n
+        }
+        return .data(count: n, arrivalMicros: MonotonicClock.nowMicros(), truncated: n < payload.count)
+    }
+
+    private func teardown() {
+        if let c = control { c.post("TEARDOWN", baseURL) }
+        control = nil
+        if rtpFD >= 0 { Glibc.close(rtpFD); rtpFD = -1 }
+        rtcpPort = nil
+    }
+
+    public func close() { teardown() }
+}

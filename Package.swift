@@ -7,7 +7,7 @@ let package = Package(
     name: "Spyglass",
     products: [
         .executable(name: "spyglass", targets: ["spyglass"]),
-        .library(name: "SpyglassCore", targets: ["SpyglassCore"]),
+        .library(name: "SpyglassSession", targets: ["SpyglassSession"]),
     ],
     targets: [
         // libavcodec + libavutil + libswscale (Debian's FFmpeg 5.1), one module map.
@@ -35,14 +35,20 @@ let package = Package(
         // each a ByteSource that stamps what it reads on the monotonic clock (libavutil only for the
         // MD5 of RTSP Digest authentication).
         .target(name: "SpyglassIngest", dependencies: ["SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "CSystem", "CPcap", "CSRT", "CFFmpeg"]),
-        .target(name: "SpyglassCore", dependencies: ["SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "SpyglassIngest", "CFFmpeg", "CSDL2", "CSystem", "CPcap", "CMicroHTTPD", "CSRT"]),
-        .executableTarget(name: "spyglass", dependencies: ["SpyglassCore", "SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "SpyglassIngest"]),
+        // One feed: a source's bytes through the stages to libavcodec and the sinks (recorder,
+        // framemd5, latency log), on its own thread, with its metrics registry and /metrics server.
+        .target(name: "SpyglassFeed", dependencies: ["SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "SpyglassIngest", "CFFmpeg", "CMicroHTTPD", "CSystem"]),
+        // The window: one SDL video system, a single feed's window and the wall of tiles, overlays.
+        .target(name: "SpyglassDisplay", dependencies: ["SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "SpyglassIngest", "SpyglassFeed", "CFFmpeg", "CSDL2"]),
+        // A run of play, probe, replay, send or bench, assembled from feeds, windows and senders.
+        .target(name: "SpyglassSession", dependencies: ["SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "SpyglassIngest", "SpyglassFeed", "SpyglassDisplay", "CFFmpeg", "CSDL2", "CSystem", "CPcap", "CMicroHTTPD", "CSRT"]),
+        .executableTarget(name: "spyglass", dependencies: ["SpyglassSession", "SpyglassFeed", "SpyglassDisplay", "SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "SpyglassIngest"]),
         // What every test target shares: the seeded random generator.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SpyglassBitstreamTests", dependencies: ["SpyglassBitstream", "TestSupport"]),
         .testTarget(name: "SpyglassTransportTests", dependencies: ["SpyglassTransport", "SpyglassBitstream", "TestSupport"]),
         .testTarget(name: "SpyglassPipelineTests", dependencies: ["SpyglassPipeline", "SpyglassTransport", "SpyglassBitstream", "TestSupport"]),
         .testTarget(name: "SpyglassIngestTests", dependencies: ["SpyglassIngest", "TestSupport"]),
-        .testTarget(name: "SpyglassCoreTests", dependencies: ["SpyglassCore", "SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "SpyglassIngest", "TestSupport", "CFFmpeg", "CSDL2"]),
+        .testTarget(name: "SpyglassCoreTests", dependencies: ["SpyglassSession", "SpyglassFeed", "SpyglassDisplay", "SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "SpyglassIngest", "TestSupport", "CFFmpeg", "CSDL2"]),
     ]
 )

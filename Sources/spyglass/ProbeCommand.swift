@@ -1,5 +1,7 @@
 import Foundation
-import SpyglassCore
+import SpyglassFeed
+import SpyglassDisplay
+import SpyglassSession
 import Synchronization
 #if canImport(Glibc)
 import Glibc

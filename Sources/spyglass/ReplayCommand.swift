@@ -1,5 +1,7 @@
 import Foundation
-import SpyglassCore
+import SpyglassFeed
+import SpyglassDisplay
+import SpyglassSession
 
 let replayUsage = """
 usage: spyglass replay RECORDING [--speed X] [--loop] [--from S] [--to S] [play options]

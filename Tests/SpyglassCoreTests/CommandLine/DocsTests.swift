@@ -45,11 +45,15 @@ import Testing
         for m in modules {
             #expect(doc.contains("Sources/\(m)"), "docs/architecture.md names Sources/\(m)")
         }
-        let core = sources.appendingPathComponent("SpyglassCore")
-        for folder in (try? fm.contentsOfDirectory(atPath: core.path)) ?? [] where !folder.hasPrefix(".") {
-            var isDir: ObjCBool = false
-            guard fm.fileExists(atPath: core.appendingPathComponent(folder).path, isDirectory: &isDir), isDir.boolValue else { continue }
-            #expect(doc.contains("`\(folder)/`"), "docs/architecture.md names SpyglassCore's \(folder)/")
+        // Every module's folders too (`Depacketize/`, `Sink/`, `Wall/` …).
+        for m in modules {
+            let module = sources.appendingPathComponent(m)
+            for folder in (try? fm.contentsOfDirectory(atPath: module.path)) ?? [] where !folder.hasPrefix(".") {
+                var isDir: ObjCBool = false
+                guard fm.fileExists(atPath: module.appendingPathComponent(folder).path, isDirectory: &isDir), isDir.boolValue,
+                      folder != "include" else { continue }
+                #expect(doc.contains("`\(folder)/`"), "docs/architecture.md names \(m)'s \(folder)/")
+            }
         }
         // And nothing it names as a module is gone.
         let named = try NSRegularExpression(pattern: "Sources/([A-Za-z0-9]+)")

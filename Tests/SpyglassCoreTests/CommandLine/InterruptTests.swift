@@ -3,7 +3,9 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 
 /// Ctrl-C: the first stops every feed cleanly; a second exits at once, even when a feed is
 /// stuck writing to a FIFO nobody reads.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 
 /// `play --display none` prints a status line per feed while it runs: plain lines into a pipe or
 /// a log, redrawn in place on a terminal.

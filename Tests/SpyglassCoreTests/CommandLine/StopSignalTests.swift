@@ -3,7 +3,9 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 
 /// Every SIGINT and SIGTERM stops `play`, whichever of its threads the kernel hands it to: the
 /// main thread drawing a wall, a feed's thread in `ppoll`, any other. (libdispatch's signal

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 
 /// A stream whose SPS changes size mid-stream decodes every frame at its own size.
 @Suite struct ResolutionChangeTests {

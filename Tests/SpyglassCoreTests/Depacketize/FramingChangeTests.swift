@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 @testable import SpyglassPipeline
 @testable import SpyglassIngest
 

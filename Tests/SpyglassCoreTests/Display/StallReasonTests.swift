@@ -1,5 +1,7 @@
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 
 /// What a stalled single-feed window says about why no picture comes (issue 18: a sender that
 /// sent 121 frames and exited left "39 datagrams since the last picture, none made one").

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import CFFmpeg
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 
 /// The path a feed's thread takes for every picture it hands to a window (``WindowSink`` →
 /// ``WakeTarget`` → the window's ``WakeSignal``) uses the same stack on the 200,000th picture

@@ -3,7 +3,9 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 @testable import SpyglassPipeline
 
 /// What the real SDL window shows, under Xvfb: pixels read back from the renderer

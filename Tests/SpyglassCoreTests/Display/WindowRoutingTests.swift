@@ -6,7 +6,9 @@
 import CSDL2
 import Foundation
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 #if canImport(Glibc)
 import Glibc
 #endif

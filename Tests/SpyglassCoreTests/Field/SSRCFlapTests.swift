@@ -1,5 +1,7 @@
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 @testable import SpyglassTransport
 
 /// Two senders (or one misbehaving) alternating SSRCs on one port, a stray packet, a restarted

@@ -3,7 +3,9 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 @testable import SpyglassIngest
 
 /// RTSP (RFC 2326) from GStreamer's RTSP server (Debian's gst-rtsp-server, started by the tests

@@ -3,7 +3,9 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 
 /// `spyglass bench --duration 2 --display none` writes a CSV whose stages are present,
 /// non-negative, and add up to glass-to-glass.

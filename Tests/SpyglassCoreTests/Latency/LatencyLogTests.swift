@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 
 /// The latency log's numbers: written for every picture, so without Foundation's formatter, and
 /// the same text `%.3f` gives.

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import CFFmpeg
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 @testable import SpyglassBitstream
 @testable import SpyglassPipeline
 

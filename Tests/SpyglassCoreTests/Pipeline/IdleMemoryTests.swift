@@ -1,5 +1,7 @@
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 @testable import SpyglassIngest
 
 /// Issue 17: memory a live feed took for its stream comes back once the stream is gone.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 
 /// Issue 17, fault 7: what a feed thread frees stays in that thread's malloc arena, and glibc
 /// gives back only the top of an arena by itself. The housekeeping thread's trim returns the

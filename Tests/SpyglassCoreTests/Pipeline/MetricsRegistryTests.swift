@@ -1,5 +1,7 @@
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 import TestSupport
 
 @Suite struct MetricsRegistryTests {

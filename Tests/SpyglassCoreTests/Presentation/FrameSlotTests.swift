@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import CFFmpeg
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 
 /// ``FrameSlot``: the hand-off from the decode thread to the display, newest frame wins.
 /// (``FrameSlot/wait(timeoutMicros:)`` is on its way out and not tested here.)

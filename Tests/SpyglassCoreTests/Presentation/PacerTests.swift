@@ -1,5 +1,7 @@
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 @testable import SpyglassPipeline
 
 /// ``Pacer``: release of unit k at `max(arrival_k, release_{k-1} + period)`, on a made-up clock.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 
 /// A live probe never answers with confidence when it has seen nothing.
 @Suite struct ProbeHonestyTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 import TestSupport
 
 /// `spyglass probe` against captures made with known settings (tools/make-captures).

@@ -1,5 +1,7 @@
 import Foundation
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 import TestSupport
 
 /// Paths and reference data for tests: captures in the repository, ffmpeg as ground truth.

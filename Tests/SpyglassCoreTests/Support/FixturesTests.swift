@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-import SpyglassCore
+import SpyglassFeed
+import SpyglassDisplay
+import SpyglassSession
 @testable import SpyglassIngest
 
 /// `Fixtures.run`, which every test that starts ffmpeg, xvfb-run or spyglass goes through: it must

@@ -1,5 +1,7 @@
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 
 /// The live overlay's lines: measured rates, glass-to-glass against the target in the right
 /// colour with its source, and never a figure that was not measured.

@@ -2,7 +2,9 @@
 // 12 MB for as long as the wall ran), with real libavutil frames and libswscale.
 import CFFmpeg
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 @testable import SpyglassPipeline
 @testable import SpyglassIngest
 

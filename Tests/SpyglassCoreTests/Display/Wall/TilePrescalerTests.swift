@@ -2,7 +2,9 @@
 // in which format, range and matrix, and when it leaves a picture alone.
 import CFFmpeg
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 
 @Suite struct TilePrescalerTests {
     /// A `width` x `height` picture: luma 50 on the left half and 200 on the right, neutral chroma.

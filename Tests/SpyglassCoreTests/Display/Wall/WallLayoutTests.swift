@@ -1,5 +1,7 @@
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 
 /// The wall's pure parts: the grid, the gravity placements, the badge, focus and keys.
 @Suite struct WallLayoutTests {

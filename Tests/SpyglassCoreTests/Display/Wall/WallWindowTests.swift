@@ -6,7 +6,9 @@ import CSDL2
 import Foundation
 import Synchronization
 import Testing
-@testable import SpyglassCore
+@testable import SpyglassFeed
+@testable import SpyglassDisplay
+@testable import SpyglassSession
 #if canImport(Glibc)
 import Glibc
 @testable import SpyglassIngest

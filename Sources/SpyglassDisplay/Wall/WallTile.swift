@@ -1,0 +1,120 @@
+import SpyglassPipeline
+import SpyglassFeed
+/// A feed's tile on the main thread: its newest picture, whether that has been shown, its badge,
+/// and what was last drawn (so that only changed tiles are drawn again).
+@MainActor
+final class WallTile {
+    let feed: WallFeed
+    /// The newest picture taken from the slot (kept: a redraw shows it again).
+    private(set) var picture: DecodedFrame?
+    /// The newest picture has not been presented yet.
+    private(set) var pictureIsNew = false
+    /// When the newest picture was taken from the slot, monotonic µs: the badge's age counts from
+    /// there, so a feed hidden behind a focused one is not called stalled.
+    private(set) var lastPictureMicros: UInt64?
+    /// What the tile says about the feed.
+    private(set) var badge = TileBadge.waitingForData
+    /// Glass-to-glass of the pictures shown in the last second (pictures with a capture stamp).
+    private var recent = RecentGlassToGlass()
+    /// What the tile shows beside a live badge; nil without capture stamps.
+    private(set) var chip: LatencyChip?
+    /// The `i` overlay's inputs for the last second (nil until two seconds have been seen).
+    private(set) var second: FeedOverlay.Inputs?
+    /// Glass-to-glass p99 of each of the last 10 seconds (the overlay's sparkline).
+    private(set) var history = GlassToGlassHistory()
+    private var before: (snapshot: MetricsRegistry.Snapshot, micros: UInt64)?
+    /// The tile must be drawn again (new picture, badge, place or gravity changed).
+    var dirty = true
+    /// Keeps libswscale's context while the picture size and tile stay the same; SIMD scaling.
+    let converter = PictureConverter()
+
+    init(_ feed: WallFeed) {
+        self.feed = feed
+        converter.fastScaling = true
+    }
+
+    /// Takes the slot's newest picture. A picture replaced before it was shown is counted as
+    /// dropped, as ``WindowSink`` counts those replaced in the slot.
+    /// - Returns: true when there was one.
+    func takePicture() -> Bool {
+        guard let frame = feed.slot?.take() else { return false }
+        if pictureIsNew, let old = picture { drop(old) }
+        picture = frame
+        lastPictureMicros = MonotonicClock.nowMicros()
+        pictureIsNew = true
+        dirty = true
+        return true
+    }
+
+    /// Stamps the new picture as shown at `presentedMicros` (drawn from `renderStartMicros`).
+    func presented(renderStartMicros: UInt64, presentedMicros: UInt64) {
+        guard pictureIsNew, let frame = picture else { return }
+        frame.timing.renderStartMicros = renderStartMicros
+        frame.timing.presentedMicros = presentedMicros
+        if let p = feed.pipeline { PresentationStamps.record(frame, metrics: p.metrics, latency: feed.latency) }
+        let t = frame.timing
+        if t.captureWallMicros > 0 && t.captureSource != .clockOffset {
+            let presentedWall = Int64(bitPattern: presentedMicros) + MonotonicClock.wallMinusMonotonicMicros
+            let millis = Double(presentedWall - Int64(clamping: t.captureWallMicros)) / 1000
+            if millis >= 0 { recent.add(presentedMicros: presentedMicros, millis: millis) }
+        }
+        pictureIsNew = false
+    }
+
+    /// Re-reads the feed's state; marks the tile dirty when its badge reads differently.
+    func updateBadge(nowMicros: UInt64, stallMicros: UInt64) {
+        let state = feed.failure.map { PipelineState.failed($0) } ?? feed.pipeline?.state ?? .ended
+        let b = TileBadge.of(state: state, lastPictureMicros: lastPictureMicros,
+                             nowMicros: nowMicros, stallMicros: stallMicros, live: feed.live,
+                             refused: feed.pipeline?.metrics.count(.disallowed) ?? 0)
+        if b.drawsDifferently(from: badge) { dirty = true }
+        badge = b
+        chip = b == .live ? recent.worst(nowMicros: nowMicros).map { LatencyChip(millis: $0, targetMillis: feed.targetMillis) } : nil
+    }
+
+    /// A picture frozen for `frozenMicros` (the feed went away) is kept only as large as the
+    /// window can show it: a 4K feed's last picture held 12 MB for as long as the wall ran
+    /// (issue 17). It is scaled once, keeping its shape and sample aspect ratio, so that the
+    /// focused view of a lost feed still shows its last picture at the window's full size.
+    /// Pictures other than 8-bit 4:2:0 stay as they are.
+    func shrinkFrozenPicture(nowMicros: UInt64, frozenMicros: UInt64, fitting width: Int, _ height: Int) {
+        guard !pictureIsNew, let frame = picture, let last = lastPictureMicros, nowMicros >= last + frozenMicros,
+              width > 0, height > 0, frame.width > width || frame.height > height else { return }
+        let scale = min(Double(width) / Double(frame.width), Double(height) / Double(frame.height))
+        let w = max(2, Int(Double(frame.width) * scale) & ~1), h = max(2, Int(Double(frame.height) * scale) & ~1)
+        let whole = PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
+        guard let still = PictureConverter().scaledCopy(of: frame, source: whole, width: w, height: h) else { return }
+        picture = still
+        dirty = true
+    }
+
+    /// Computes the last second's overlay from the feed's registry (call about once a second).
+    func updateSecond(nowMicros: UInt64) {
+        guard let metrics = feed.pipeline?.metrics else { return }
+        let now = metrics.snapshot()
+        defer { before = (now, nowMicros) }
+        guard let (earlier, then) = before, nowMicros > then else { return }
+        let rates = FeedRates(from: earlier, to: now, seconds: Double(nowMicros - then) / 1e6)
+        let age = lastPictureMicros.map { Double(nowMicros - min(nowMicros, $0)) / 1000 }
+        second = FeedOverlay.Inputs(snapshot: now, rates: rates, frameAgeMillis: age, targetMillis: feed.targetMillis ?? 100)
+        history.append(rates.millis(.glassToGlass, quantile: 0.99))
+    }
+
+    /// The overlay's lines: the full form, or the compact one for a tile under 360 pixels high.
+    func overlay(compact: Bool) -> [OverlayLine] {
+        second.map { FeedOverlay.lines($0, compact: compact) } ?? []
+    }
+
+    /// The feed ended and its last picture was taken.
+    var finished: Bool { feed.slot.map { $0.isClosed && !$0.hasFrame } ?? true }
+
+    /// At the end: a picture never shown is counted and logged as dropped.
+    func dropUnshown() {
+        if pictureIsNew, let frame = picture { drop(frame); pictureIsNew = false }
+    }
+
+    private func drop(_ frame: DecodedFrame) {
+        feed.latency?.record(frame, dropped: true)
+        feed.pipeline?.metrics.add(.framesDropped)
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import SpyglassPipeline
+import SpyglassIngest
+import SpyglassFeed
+
+/// The monitoring wall: one window, one tile per feed, on the main thread.
+///
+/// Each feed keeps its own ``Pipeline`` and thread and hands its newest picture to its
+/// ``FrameSlot``; the wall takes the newest picture of each feed when woken, draws only the tiles
+/// whose picture or badge changed, and sends only those rectangles to the screen
+/// (``WallSurface``). A feed that stalls or fails only changes its own tile's badge: nothing here
+/// waits on a feed.
+///
+/// Keys: 1–9 or a click focus a feed in the whole window (the same key, a click or Esc go back),
+/// Tab cycles the feeds, `a` cycles the gravity, `i` the overlay of the last second's numbers,
+/// `p` writes a PNG screenshot, `f` fullscreen,
+/// `q` quits (Esc too, on the wall).
+@MainActor
+public final class WallWindow {
+    /// How the wall starts.
+    public struct Settings: Sendable {
+        /// A live feed with no new picture for this long is stalled, ms.
+        public var stallMillis = 500.0
+        /// The grid (nil: chosen from the number of feeds, ``WallLayout/automatic(feeds:)``).
+        public var layout: WallLayout?
+        /// How pictures fill their tiles.
+        public var gravity = Gravity.letterbox
+        /// The window's size, pixels.
+        public var size = (width: 1280, height: 720)
+        /// The window's position on the screen (nil: the window system chooses).
+        public var position: (x: Int, y: Int)?
+        /// Where `p` writes its screenshots.
+        public var screenshotFolder = "."
+        /// Defaults: 500 ms stall, grid from the count, letterbox, 1280x720, screenshots in ".".
+        public init() {}
+    }
+
+    let surface: WallSurface
+    private let tiles: [WallTile]
+    private let settings: Settings
+    /// What is shown: the wall or one focused feed, and the gravity.
+    public private(set) var view: WallView
+    /// The window was asked to close.
+    public private(set) var quitRequested = false
+    /// The path of the last screenshot written with `p`.
+    public private(set) var lastScreenshot: String?
+    /// How many times each feed's tile has been drawn and presented (by feed index).
+    public private(set) var tileDraws: [Int]
+    /// How many of those draws took the picture shrunk on the feed's own thread (``TilePrescaler``).
+    public private(set) var shrunkDraws: [Int]
+    private var title = ""
+    private var drawnSize = (width: 0, height: 0)
+    private var lastSecondMicros: UInt64 = 0
+    /// The window outside the tiles (grid cells with no feed, what a focused feed left) must be
+    /// painted: slate, never black or stale.
+    private var backgroundDirty = true
+
+    /// Opens the window.
+    /// - Parameters:
+    ///   - system: the process's video system.
+    ///   - feeds: the feeds, in tile order (at least one).
+    ///   - settings: stall time, grid, gravity, size.
+    /// - Throws: ``SDLDisplay/DisplayError`` when the window cannot be opened.
+    public init(system: SDLVideoSystem, feeds: [WallFeed], settings: Settings) throws {
+        self.settings = settings
+        tiles = feeds.map(WallTile.init)
+        tileDraws = feeds.map { _ in 0 }
+        shrunkDraws = tileDraws
+        let layout = settings.layout ?? WallLayout.automatic(feeds: feeds.count)
+        view = WallView(feeds: feeds.count, layout: layout, gravity: settings.gravity)
+        surface = try WallSurface(system: system, title: "Spyglass — waiting", width: settings.size.width,
+                                  height: settings.size.height, position: settings.position)
+        if feeds.count > layout.capacity {
+            Log.info("--layout \(layout) has \(layout.capacity) tiles for \(feeds.count) feeds: feeds \(layout.capacity + 1)…\(feeds.count) are shown only when focused (Tab)")
+        }
+    }
+
+    /// Wakes the window from any thread (a feed has a picture); holding it does not hold the window.
+    public nonisolated var waker: WakeSignal { surface.waker }
+
+    /// Runs until every feed has ended and its last picture is shown, or the window is closed
+    /// (then every feed is stopped).
+    public func run() {
+        while step(waitMillis: 100) {}
+    }
+
+    /// One round: waits up to `waitMillis` for a picture or an input, applies the input, takes
+    /// the newest pictures, and draws what changed.
+    /// - Returns: false once the wall is done (closed, or every feed finished).
+    @discardableResult
+    public func step(waitMillis: Int) -> Bool {
+        if let input = surface.waitInput(timeoutMillis: waitMillis) { apply(input) }
+        if quitRequested { return false }
+        for tile in tiles { _ = tile.takePicture() }
+        compose()
+        if tiles.allSatisfy(\.finished) {
+            for tile in tiles { tile.dropUnshown() }
+            return false
+        }
+        return true
+    }
+
+    /// Applies an input as if it came from the window (keys, clicks, close).
+    public func apply(_ input: WallInput) {
+        let size = surface.size
+        switch view.apply(input, width: size.width, height: size.height) {
+        case .none: if input == .redraw { markAllDirty() }
+        case .redrawAll: markAllDirty()
+        case .screenshot: lastScreenshot = screenshot()
+        case .toggleFullscreen: surface.toggleFullscreen(); markAllDirty()
+        case .quit:
+            quitRequested = true
+            for tile in tiles {
+                tile.feed.pipeline?.stop()
+                tile.feed.slot?.close()
+                tile.dropUnshown()
+            }
+        }
+    }
+
+    /// The badge a feed's tile shows now (index from 0).
+    public func badge(ofFeed i: Int) -> TileBadge { tiles[i].badge }
+
+    /// Where feed `i` is drawn now; nil when it is not visible.
+    public func rect(ofFeed i: Int) -> PixelRect? {
+        let s = surface.size
+        return view.visibleTiles(width: s.width, height: s.height).first { $0.feed == i }?.rect
+    }
+
+    /// The window's pixels in `rect` as 8-bit RGB, row by row; nil when they cannot be read.
+    public func rgb(of rect: PixelRect) -> [UInt8]? { surface.rgb(of: rect) }
+
+    /// The `i` overlay's lines for feed `i` (whether or not the overlay is on).
+    public func overlayLines(ofFeed i: Int) -> [String] {
+        tiles[i].overlay(compact: (rect(ofFeed: i)?.height ?? 0) < 360).map(\.text)
+    }
+
+    /// The window title now.
+    public var currentTitle: String { title }
+
+    /// Every tile, and the window around them, must be drawn again.
+    private func markAllDirty() {
+        for tile in tiles { tile.dirty = true }
+        backgroundDirty = true
+    }
+
+    /// A tile's picture unchanged for this long (10 s, µs: the feed's decoder closes then too)
+    /// is kept at the window's size only (``WallTile/shrinkFrozenPicture``).
+    static let frozenPictureMicros: UInt64 = 10_000_000
+
+    /// Draws the visible tiles that changed and presents just those rectangles.
+    private func compose() {
+        let now = MonotonicClock.nowMicros()
+        for tile in tiles { tile.updateBadge(nowMicros: now, stallMicros: UInt64(settings.stallMillis * 1000)) }
+        if now - lastSecondMicros >= 1_000_000 {
+            lastSecondMicros = now
+            let size = surface.size
+            for tile in tiles {
+                tile.updateSecond(nowMicros: now)
+                if view.overlay { tile.dirty = true }
+                tile.shrinkFrozenPicture(nowMicros: now, frozenMicros: Self.frozenPictureMicros, fitting: size.width, size.height)
+            }
+        }
+        updateTitle()
+        let size = surface.size
+        guard size.width > 0, size.height > 0 else { return }
+        if size != drawnSize { markAllDirty(); drawnSize = size }
+        let visible = view.visibleTiles(width: size.width, height: size.height)
+        aimPrescalers(visible)
+        let changed = visible.filter { tiles[$0.feed].dirty }
+        var rects = changed.map(\.rect)
+        if backgroundDirty {
+            let window = PixelRect(x: 0, y: 0, width: size.width, height: size.height)
+            surface.fill(window, Self.background)
+            rects = [window]
+            backgroundDirty = false
+        }
+        for (i, rect) in changed {
+            if draw(tiles[i], in: rect) { shrunkDraws[i] += 1 }
+            tileDraws[i] += 1
+        }
+        surface.present(rects)
+        let presented = MonotonicClock.nowMicros()
+        for (i, _) in changed { tiles[i].presented(renderStartMicros: now, presentedMicros: presented) }
+    }
+
+    /// Tells each feed's ``TilePrescaler`` the size of its tile now; feeds not on screen, none.
+    private func aimPrescalers(_ visible: [(feed: Int, rect: PixelRect)]) {
+        var rects: [PixelRect?] = tiles.map { _ in nil }
+        for (i, rect) in visible { rects[i] = rect }
+        for (tile, rect) in zip(tiles, rects) {
+            tile.feed.prescaler?.aim(rect.map { TilePrescaler.Target(width: $0.width, height: $0.height, gravity: view.gravity) })
+        }
+    }
+
+    private func updateTitle() {
+        let t: String
+        if let f = view.focus ?? (tiles.count == 1 ? 0 : nil) {
+            t = "Spyglass — \(tiles[f].feed.name) — \(tiles[f].badge.word)"
+        } else {
+            var counts: [(String, Int)] = []
+            for w in tiles.map(\.badge.word) {
+                if let i = counts.firstIndex(where: { $0.0 == w }) { counts[i].1 += 1 } else { counts.append((w, 1)) }
+            }
+            t = "Spyglass — \(tiles.count) feeds — " + counts.map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+        }
+        if t != title { surface.setTitle(t); title = t }
+    }
+
+    /// `p`: the window (the focused feed when one is focused) as a PNG named with the feed and time.
+    private func screenshot() -> String? {
+        let who = view.focus.map { tiles[$0].feed.name } ?? "wall"
+        let path = ScreenshotName.path(folder: settings.screenshotFolder, name: who)
+        let s = surface.size
+        do {
+            try surface.savePNG(PixelRect(x: 0, y: 0, width: s.width, height: s.height), path: path)
+            Log.info("screenshot: \(path)")
+            return path
+        } catch {
+            Log.error("screenshot: \(error)")
+            return nil
+        }
+    }
+}

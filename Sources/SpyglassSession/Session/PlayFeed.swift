@@ -1,0 +1,193 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+import SpyglassBitstream
+import SpyglassTransport
+import SpyglassPipeline
+import SpyglassIngest
+import SpyglassFeed
+import SpyglassDisplay
+#endif
+
+/// One feed of `play`: its pipeline, the sink chain in front of the window or headless end, and
+/// the files it writes.
+///
+/// The framemd5 file and the flight recorder belong to the feed's thread: it closes them when
+/// the feed ends and leaves what went wrong in ``report`` for the summary.
+public final class PlayFeed {
+    let n: Int
+    let url: SourceURL
+    /// The tile label: `name=` from the wall file, else the source.
+    let name: String
+    /// `--target-ms` from the wall file: the glass-to-glass target, ms.
+    let targetMillis: Double?
+    /// The feed's pipeline (its own thread, state, registry).
+    public let pipeline: Pipeline
+    /// The per-frame timing (`--latency-log`, and bench's samples); nil when neither asked for it.
+    public let latency: LatencyRecorder?
+    let recording: RecordingSource?
+    /// The hand-off to the window (nil when headless).
+    let slot: FrameSlot?
+    /// The window to wake when a picture is ready (set while the window runs).
+    let wakeTarget = WakeTarget()
+    /// Shrinks pictures for the feed's wall tile on its own thread (aimed only by a wall).
+    let prescaler: TilePrescaler
+    /// Errors and notes from the feed's outputs, written by the feed's thread as it ends.
+    let report = OutputReport()
+    var snapshotFailed = false
+    private let recordUnwritable: Bool
+    private let paths: (md5: String?, latency: String?, summary: String?)
+
+    /// Opens the feed's outputs and builds its pipeline (not started).
+    /// - Throws: ``SourceError/open(_:)`` when an output file cannot be written.
+    init(n: Int, url: SourceURL, source: sending ByteSource, options: PlayOptions, windowed: Bool) throws {
+        self.n = n
+        self.url = url
+        paths = (OutputPaths.expand(options.framemd5Path, feed: n), OutputPaths.expand(options.latencyLogPath, feed: n),
+                 OutputPaths.expand(options.summaryPath, feed: n))
+        let md5 = try paths.md5.map { try FrameMD5Writer(path: $0) }
+        for path in [paths.summary, windowed ? options.snapshotPath : nil].compactMap({ $0 }) { try OutputFile(path: path).close() }
+        let latency = try LatencyRecorder(logPath: paths.latency, maxSamples: options.keepLatencySamples ? 1_000_000 : 0)
+        self.latency = latency
+        recording = source as? RecordingSource
+        let (flight, unwritable) = Self.flightRecorder(OutputPaths.expand(options.recordPath, feed: n), options)
+        recordUnwritable = unwritable
+        let slot = windowed ? FrameSlot() : nil
+        self.slot = slot
+        let report = self.report
+        var observers = FeedObservers()
+        if let flight {
+            // The wall-clock time of the access unit's last byte: replay maps recorded times with it.
+            let wall = { (au: AccessUnit) -> UInt64 in
+                let now = MonotonicClock.nowMicros()
+                return MonotonicClock.wallMicros() - (now > au.lastByteMicros ? now - au.lastByteMicros : 0)
+            }
+            observers.accessUnit = { au, store in flight.record(au, parameterSets: store.allUnits, wallMicros: wall(au)) }
+            observers.accessUnitRepaired = { au, store in flight.replace(au, parameterSets: store.allUnits, wallMicros: wall(au)) }
+            observers.end = { _ in
+                flight.close()
+                if flight.error != nil { report.fail(nil) } else {
+                    report.note("recorded \(flight.accessUnits) access units, \(flight.bytes) bytes to \(flight.files.joined(separator: ", "))"
+                                + (flight.rewritten > 0 ? " (\(flight.rewritten) rewritten with a repaired NAL unit)" : ""))
+                }
+            }
+        }
+        let metrics = MetricsRegistry()
+        var taps: [any FrameTap] = [CaptureClockTap(mode: options.captureClock, metrics: metrics)]
+        if let md5 { taps.append(FrameMD5Tap(writer: md5, onFailure: { report.fail($0) })) }
+        if options.clock { taps.append(OpticalTimeCodeTap()) }
+        let prescaler = TilePrescaler()
+        self.prescaler = prescaler
+        let wake = wakeTarget
+        let end: any FrameSink = slot.map { WindowSink(slot: $0, metrics: metrics, latency: latency, prescaler: prescaler, wake: wake) }
+            ?? HeadlessSink(metrics: metrics, latency: latency)
+        var chain: any FrameSink = DamageFilter(showDamaged: options.showDamaged, metrics: metrics, latency: latency, next: end)
+        if !taps.isEmpty { chain = FrameTee(taps: taps, next: chain) }
+        if let recording { chain = ReplayTimeline(recording: recording, next: chain) }
+        var receiver = options.receiver
+        receiver.mpegtsSelection = url.mpegtsSelection ?? MPEGTSSelection()
+        pipeline = Pipeline(id: n, source: source, options: receiver, metrics: metrics, sink: chain, observers: observers)
+        name = options.feedName ?? pipeline.label
+        // The overlay and the tile's chip colour against one target: 100 ms unless given.
+        targetMillis = options.targetMillis ?? 100
+    }
+
+    /// `--record`: a flight recorder, or nil with a one-line error when its folder is not writable
+    /// (viewing goes on without it; the exit status says so).
+    private static func flightRecorder(_ path: String?, _ options: PlayOptions) -> (Recorder?, unwritable: Bool) {
+        guard let path else { return (nil, false) }
+        let dir = (path as NSString).deletingLastPathComponent
+        guard access(dir.isEmpty ? "." : dir, W_OK) == 0 else {
+            Log.error("--record \(path): folder '\(dir.isEmpty ? "." : dir)' is not writable (\(String(cString: strerror(errno)))); playing without recording")
+            return (nil, true)
+        }
+        return (Recorder(path: path, splitBytes: options.recordSplitBytes, splitMicros: options.recordSplitMicros), false)
+    }
+
+    /// No window after all: take the pictures of `feeds` from their slots as a headless sink
+    /// would, round robin, until every feed has ended.
+    static func drainHeadless(_ feeds: [PlayFeed]) {
+        var open = feeds.filter { $0.slot != nil }
+        while !open.isEmpty {
+            open = open.filter { f in
+                guard let slot = f.slot else { return false }
+                if let frame = slot.take() {
+                    frame.timing.presentedMicros = MonotonicClock.nowMicros()
+                    PresentationStamps.record(frame, metrics: f.pipeline.metrics, latency: f.latency)
+                    return true
+                }
+                if slot.isClosed && !slot.hasFrame { return false }
+                _ = f.pipeline.join(timeoutMicros: 5_000 / open.count)
+                return true
+            }
+        }
+    }
+
+    /// After the feed ended: closes the files, prints the summary line, writes the JSON.
+    /// - Returns: the feed's exit status (0 fine, 1 an error).
+    func close(options: PlayOptions) -> Int32 {
+        if let leftover = slot?.take() {
+            latency?.record(leftover, dropped: true)
+            pipeline.metrics.add(.framesDropped)
+        }
+        latency?.close()
+        var status: Int32 = snapshotFailed || recordUnwritable || report.failed ? 1 : 0
+        for line in report.notes { Log.info(line) }
+        let summary = pipeline.summary
+        writeStandardError(summary.line(name: name) + "\n")
+        if let path = paths.summary {
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+            if !Self.writeFully(path, (try? enc.encode(summary)) ?? Data()) { status = 1 }
+        }
+        if let r = latency, r.writeFailed {
+            Log.error("\(paths.latency ?? ""): write failed: \(r.writeError ?? "")")
+            status = 1
+        }
+        if let error = pipeline.error { Log.error(error); return 1 }
+        // A file stopped by Ctrl-C before its first picture found nothing wrong with the file.
+        if summary.framesDecoded == 0 && !url.deliversInRealTime && !pipeline.isStopping {
+            Log.error(Self.nothingDecoded(summary))
+            return 1
+        }
+        return status
+    }
+
+    private static func nothingDecoded(_ s: FeedSummary) -> String {
+        if s.refusedAccessUnits > 0 {
+            return "\(s.source): every picture's SPS is over the picture-size cap (--max-size, default \(PictureSizeCap.default.width)x\(PictureSizeCap.default.height))"
+        } else if s.accessUnits > 0 {
+            return "\(s.source): \(s.accessUnits) \(s.codec ?? "") access units found but no picture could be decoded (\(s.decodeErrors) decode errors)"
+        }
+        return "\(s.source): no H.264/H.265 video found (\(s.bytes) bytes read, \(s.nalUnits) NAL units)"
+    }
+
+    /// Writes `data` to `path`; reports a short write (full disk) as an error.
+    private static func writeFully(_ path: String, _ data: Data) -> Bool {
+        do {
+            let f = try OutputFile(path: path)
+            f.write([UInt8](data))
+            f.close()
+            if f.failed { Log.error("\(path): write failed: \(f.error ?? "")"); return false }
+            return true
+        } catch {
+            Log.error("\(error)")
+            return false
+        }
+    }
+}
+
+/// What a feed's outputs say when they close (written on the feed's thread, read after it ended).
+final class OutputReport: Sendable {
+    private let state = Mutex<(failed: Bool, notes: [String])>((false, []))
+    /// An output failed; `line` (if any) is logged as an error at once.
+    func fail(_ line: String?) {
+        if let line { Log.error(line) }
+        state.withLock { $0.failed = true }
+    }
+    /// A line for the log at the end.
+    func note(_ line: String) { state.withLock { $0.notes.append(line) } }
+    var failed: Bool { state.withLock { $0.failed } }
+    var notes: [String] { state.withLock { $0.notes } }
+}

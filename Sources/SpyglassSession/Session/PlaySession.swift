@@ -1,0 +1,312 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+import SpyglassPipeline
+import SpyglassIngest
+import SpyglassFeed
+import SpyglassDisplay
+#endif
+
+/// `spyglass play`: one ``Pipeline`` per source, each on its own thread; the window (one feed)
+/// or nothing (headless) on the main thread; then one summary line per feed.
+@MainActor public final class PlaySession {
+    let urls: [SourceURL]
+    var options: PlayOptions
+    /// Each feed's options (a wall file's lines); empty: every feed has ``options``.
+    private let perFeed: [PlayOptions]
+    /// Called on the main thread about every 100 ms while running (bench's progress bar).
+    public var onTick: (() -> Void)?
+    /// Headless, print a status line per feed while running (`play`; not `bench`, which has its
+    /// own progress line). Off with `--quiet`, `--status 0`, and when a window showed the feeds.
+    public var showsStatusLines = false
+    /// A window (single or wall) was open: the feeds' state was on screen.
+    private var windowShown = false
+    /// The feeds, once running (bench reads the first one's latency log and stops it).
+    public private(set) var feeds: [PlayFeed] = []
+    /// What Ctrl-C stops: nil while the sources are being opened (then it exits at once).
+    private let stopTargets = StopTargets()
+
+    /// The feeds' pipelines and window slots, shared with the signal handlers' queue.
+    final class StopTargets: Sendable {
+        let value = Mutex<([Pipeline], [FrameSlot])?>(nil)
+    }
+    /// Feeds whose source could not be opened (several sources): number, label and why; the
+    /// wall keeps their tiles, saying so.
+    private var unopened: [(n: Int, name: String, reason: String)] = []
+
+    /// - Parameters: urls: the sources; options: the command line's; perFeed: each feed's own
+    ///   (same count as `urls`), or empty when all feeds share `options`.
+    public init(urls: [SourceURL], options: PlayOptions, perFeed: [PlayOptions] = []) {
+        self.urls = urls
+        self.options = options
+        self.perFeed = perFeed
+    }
+
+    /// Runs to the end; returns the process exit status.
+    /// - Parameter openedSource: a source already opened (bench, replay), for a single feed.
+    public func run(openedSource: sending ByteSource? = nil) -> Int32 {
+        Log.setQuiet(options.quiet)
+        Log.setNamesFeeds(urls.count > 1)
+        VideoDecoder.setLibraryLogging(verbose: options.verbose)
+        settleDisplay()
+        installSignalHandlers()
+        let failedToOpen: Bool
+        do { failedToOpen = try openFeeds(openedSource) } catch { Log.error("\(error)"); return 1 }
+        if feeds.isEmpty { return 1 }
+        let targets = (feeds.map(\.pipeline), feeds.compactMap(\.slot))
+        stopTargets.value.withLock { $0 = targets }
+        let metricsServer: MetricsServer?
+        do { metricsServer = try startMetrics() } catch { Log.error("\(error)"); return 1 }
+        defer { metricsServer?.stop() }
+        if options.display == .sdl, feeds.count + unopened.count > 1, feeds.allSatisfy({ $0.slot != nil }) {
+            runWall { for f in self.feeds { f.pipeline.start() } }
+        } else if options.display == .sdl, let feed = feeds.first, feed.slot != nil {
+            // The window opens first (75–110 ms under Xvfb): a file's first pictures must not
+            // wait in the slot meanwhile and be replaced.
+            runWindow(feed) { for f in self.feeds { f.pipeline.start() } }
+        } else {
+            for f in feeds { f.pipeline.start() }
+        }
+        return max(failedToOpen ? 1 : 0, waitAndClose())
+    }
+
+    /// A snapshot needs the single-feed window (the wall has `p` for PNG screenshots).
+    private func settleDisplay() {
+        if options.display == .none && options.snapshotPath != nil {
+            Log.info("warning: --snapshot needs the window; it is ignored with --display none")
+        } else if urls.count > 1 && options.snapshotPath != nil {
+            Log.info("warning: --snapshot is for one feed; on the wall press p for a PNG screenshot")
+            options.snapshotPath = nil
+        }
+    }
+
+    /// Opens every source and builds its feed. With several sources, one that cannot start is
+    /// reported and the others go on.
+    /// - Returns: true when a feed could not start.
+    /// - Throws: ``SourceError`` for outputs that cannot be written, or a single source that fails.
+    private func openFeeds(_ openedSource: sending ByteSource?) throws -> Bool {
+        try OutputPaths.check(options, urls: urls)
+        let windowed = options.display == .sdl && DisplayCheck.available()
+        if let openedSource, let url = urls.first {
+            feeds.append(try PlayFeed(n: 1, url: url, source: openedSource, options: options, windowed: windowed))
+            return false
+        }
+        var failed = false
+        for (i, url) in urls.enumerated() {
+            do {
+                let source = try openSource(url, options: feedOptions(i).receiver.source, retryFirstConnection: urls.count > 1)
+                feeds.append(try PlayFeed(n: i + 1, url: url, source: source, options: feedOptions(i), windowed: windowed))
+            } catch where urls.count > 1 {
+                Log.error("feed \(i + 1): \(error)")
+                unopened.append((i + 1, feedOptions(i).feedName ?? url.description, "\(error)"))
+                failed = true
+            }
+        }
+        return failed
+    }
+
+    /// Feed `i`'s options (from 0). With at least as many feeds as cores, no feed takes slice
+    /// threads on its own: every core already decodes a feed, and the threads' hand-offs only
+    /// cost CPU (see the README's wall figures).
+    private func feedOptions(_ i: Int) -> PlayOptions {
+        var o = i < perFeed.count ? perFeed[i] : options
+        if urls.count >= ProcessInfo.processInfo.activeProcessorCount { o.receiver.autoSliceThreads = false }
+        return o
+    }
+
+    /// `--metrics`: serves every feed's registry.
+    private func startMetrics() throws -> MetricsServer? {
+        guard let m = options.metrics else { return nil }
+        let pipelines = feeds.map(\.pipeline)
+        let stall = UInt64(options.stallMillis * 1000)
+        let server = try MetricsServer(address: m.address, port: m.port) {
+            MetricsExposition.text(pipelines.map { FeedMetrics(feed: "\($0.id) \($0.label)", state: $0.state, snapshot: $0.metrics.snapshot()) },
+                                   nowMicros: MonotonicClock.nowMicros(), stallMicros: stall)
+        }
+        Log.info("metrics: http://\(m.address == "0.0.0.0" ? "localhost" : m.address):\(server.port)/metrics")
+        return server
+    }
+
+    /// Waits for every feed, closing each (summary line, files) as soon as it ends.
+    /// - Returns: the worst feed's exit status.
+    private func waitAndClose() -> Int32 {
+        var status: Int32 = 0
+        var open = feeds
+        let lines = showsStatusLines && !options.quiet && options.statusSeconds != 0 && !windowShown
+            ? StatusLines(feeds: feeds.map { ($0.pipeline, $0.name) }, stallMillis: options.stallMillis, everySeconds: options.statusSeconds)
+            : nil
+        while !open.isEmpty {
+            var still: [PlayFeed] = []
+            for f in open {
+                if f.pipeline.join(timeoutMicros: open.count == 1 ? 20_000 : 0) {
+                    lines?.clear()
+                    status = max(status, f.close(options: options))
+                } else {
+                    still.append(f)
+                }
+            }
+            open = still
+            if !open.isEmpty { if open.count > 1 { usleep(20_000) }; onTick?(); lines?.tick() }
+        }
+        return status
+    }
+
+    @MainActor private func runWindow(_ feed: PlayFeed, startFeeds: () -> Void) {
+        let display: SDLDisplay
+        do {
+            display = try SDLDisplay(system: SDLVideoSystem(), title: "Spyglass — \(feed.pipeline.label) — waiting", width: options.windowSize?.width ?? 960,
+                                     height: options.windowSize?.height ?? 540, vsync: options.vsync,
+                                     position: options.windowPosition)
+        } catch {
+            // The feed goes on headless: its sink still hands pictures to the slot; take them here.
+            Log.info("\(error): decoding headless")
+            startFeeds()
+            PlayFeed.drainHeadless([feed])
+            return
+        }
+        display.captureReadback = options.snapshotPath != nil
+        display.gravity = options.gravity
+        display.showClock = options.clock
+        display.showMessage(["Waiting for video…", "from \(feed.pipeline.label)"])
+        Log.info("window open (SDL renderer: \(display.rendererName))")
+        windowShown = true
+        var settings = FeedWindow.Settings()
+        settings.stallMillis = options.stallMillis
+        settings.clock = options.clock
+        settings.fitToVideo = options.windowSize == nil
+        settings.live = feed.url.deliversInRealTime
+        settings.recording = options.recordPath != nil
+        if let target = options.targetMillis { settings.targetMillis = target }
+        let window = FeedWindow(display: display, pipeline: feed.pipeline, slot: feed.slot!, latency: feed.latency,
+                                recording: feed.recording, settings: settings)
+        window.onTick = onTick
+        feed.wakeTarget.aim(at: display.waker)
+        startFeeds()
+        window.run()
+        feed.wakeTarget.aim(at: nil)
+        if let path = options.snapshotPath { feed.snapshotFailed = !Snapshot.write(display, path: path) }
+    }
+
+    /// Several feeds in one window: a tile each. Without a window they go on headless.
+    private func runWall(startFeeds: () -> Void) {
+        var settings = WallWindow.Settings()
+        settings.stallMillis = options.stallMillis
+        settings.layout = options.layout
+        settings.gravity = options.gravity
+        if let s = options.windowSize { settings.size = s }
+        settings.position = options.windowPosition
+        let running = feeds.map { f in
+            (f.n, WallFeed(pipeline: f.pipeline, slot: f.slot!, latency: f.latency, name: f.name, live: f.url.deliversInRealTime,
+                     targetMillis: f.targetMillis, prescaler: f.prescaler))
+        }
+        let failed = unopened.map { ($0.n, WallFeed.failed(name: $0.name, reason: $0.reason)) }
+        let wallFeeds = (running + failed).sorted { $0.0 < $1.0 }.map(\.1)
+        let wall: WallWindow
+        do { wall = try WallWindow(system: SDLVideoSystem(), feeds: wallFeeds, settings: settings) } catch {
+            Log.info("\(error): decoding headless")
+            startFeeds()
+            PlayFeed.drainHeadless(feeds)
+            return
+        }
+        Log.info("wall open: \(wallFeeds.count) feeds, \(wall.view.layout) grid")
+        windowShown = true
+        for f in feeds { f.wakeTarget.aim(at: wall.waker) }
+        startFeeds()
+        wall.run()
+        for f in feeds { f.wakeTarget.aim(at: nil) }
+    }
+
+    /// Ctrl-C and SIGTERM stop every feed cleanly: the summaries are still printed and written.
+    /// A second one exits at once (a feed blocked writing to a FIFO nobody reads cannot stop);
+    /// recordings are on disk as they arrive, so they lose nothing. (``StopSignals`` was
+    /// installed first thing in `main`, so no signal is lost meanwhile.)
+    private func installSignalHandlers() {
+        StopSignals.install()
+        let targets = stopTargets
+        StopSignals.onSignal { sig, count in
+            if count > 1 {
+                writeStandardError("spyglass: second interrupt: exiting now (summaries not written)\n")
+                _exit(128 + sig)
+            }
+            guard let (pipelines, slots) = targets.value.withLock({ $0 }) else {
+                // Still opening the sources (an SRT or RTSP call can take seconds): nothing to save.
+                writeStandardError("spyglass: interrupted while opening the sources\n")
+                _exit(128 + sig)
+            }
+            writeStandardError("spyglass: stopping (interrupt again to exit at once)\n")
+            for p in pipelines { p.stop() }
+            for slot in slots { slot.close() }
+        }
+    }
+}
+
+/// Whether a window can be opened at all (a display to open it on).
+enum DisplayCheck {
+    static func available() -> Bool {
+        let env = ProcessInfo.processInfo.environment
+        if env["DISPLAY"] == nil && env["WAYLAND_DISPLAY"] == nil && env["SDL_VIDEODRIVER"] == nil {
+            Log.info("no display (DISPLAY is unset): decoding headless; run under xvfb-run to see the window")
+            return false
+        }
+        return true
+    }
+}
+
+/// `--snapshot`: the window's last presented picture, read back from the renderer, as PPM.
+enum Snapshot {
+    @MainActor static func write(_ display: SDLDisplay, path: String) -> Bool {
+        guard let rb = display.lastReadback else {
+            Log.error("--snapshot: no picture was presented")
+            return false
+        }
+        do { try writePPM(path: path, width: rb.width, height: rb.height, rgb: rb.rgb); return true }
+        catch { Log.error("\(path): \(error.localizedDescription)"); return false }
+    }
+}
+
+/// Output paths of `play`, checked before anything plays (not found unwritable at the end).
+enum OutputPaths {
+    /// `{n}` in a path becomes the feed's number.
+    static func expand(_ path: String?, feed n: Int) -> String? {
+        path?.replacingOccurrences(of: "{n}", with: String(n))
+    }
+
+    /// With several feeds, every per-feed output needs `{n}` so that feeds do not share a file;
+    /// no output may be an input or another output; stdin can be read by one feed only.
+    static func check(_ o: PlayOptions, urls: [SourceURL]) throws {
+        let feeds = urls.count
+        let outputs = [("--framemd5", o.framemd5Path), ("--latency-log", o.latencyLogPath),
+                       ("--record", o.recordPath), ("--summary", o.summaryPath), ("--snapshot", o.snapshotPath)]
+        if feeds > 1 {
+            for (flag, path) in outputs where flag != "--snapshot" {
+                if let path, !path.contains("{n}") {
+                    throw SourceError.open("\(flag) \(path): with \(feeds) sources the path needs {n} (the feed's number), for example 'out-{n}.md5'")
+                }
+            }
+            if urls.filter({ $0 == .stdin }).count > 1 { throw SourceError.open("stdin (-) can be the source of one feed only") }
+        }
+        let inputs = Set(urls.compactMap { url -> String? in if case .file(let p) = url.transport { return canonical(p) }; return nil })
+        var written: [String: String] = [:]
+        for n in 1...max(1, feeds) {
+            for (flag, path) in outputs {
+                guard let path = expand(path, feed: n) else { continue }
+                let files = flag == "--record" ? [path + ".h264", path + ".h265", path + ".h264.idx", path + ".h265.idx"] : [path]
+                for f in files.map(canonical) {
+                    if inputs.contains(f) { throw SourceError.open("\(flag) \(path) would overwrite an input file") }
+                    if let other = written[f], other != flag { throw SourceError.open("\(flag) \(path) is also the \(other) file") }
+                    written[f] = flag
+                }
+            }
+        }
+    }
+
+    /// An absolute path with `.`/`..` and symbolic links resolved as far as the file exists.
+    static func canonical(_ path: String) -> String {
+        if let r = realpath(path, nil) { defer { free(r) }; return String(cString: r) }
+        let url = URL(fileURLWithPath: path)
+        let dir = url.deletingLastPathComponent().path
+        if let r = realpath(dir, nil) { defer { free(r) }; return String(cString: r) + "/" + url.lastPathComponent }
+        return url.standardizedFileURL.path
+    }
+}

@@ -1,7 +1,5 @@
 import CSDL2
 import Foundation
-import SpyglassFeed
-import SpyglassPipeline
 
 /// SDL's video subsystem for the whole process: one per process, shared by every ``SDLDisplay``.
 ///

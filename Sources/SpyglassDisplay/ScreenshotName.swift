@@ -1,6 +1,4 @@
 import Foundation
-import SpyglassFeed
-import SpyglassPipeline
 
 /// Where the `p` key writes a screenshot: `FOLDER/spyglass-NAME-YYYYMMDD-HHMMSS.mmmZ.png`, NAME the
 /// feed's name (or `wall`) with each run of anything but letters, digits, `-` and `_` made one `-`

@@ -1,7 +1,5 @@
 import Foundation
 import Synchronization
-import SpyglassFeed
-import SpyglassPipeline
 
 /// A window's wake-up: a flag with a condition the window's wait sleeps on, one per window.
 ///

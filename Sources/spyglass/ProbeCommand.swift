@@ -1,12 +1,10 @@
 import Foundation
 import SpyglassFeed
-import SpyglassDisplay
 import SpyglassSession
 import Synchronization
 #if canImport(Glibc)
 import Glibc
 import SpyglassBitstream
-import SpyglassTransport
 import SpyglassIngest
 #endif
 

@@ -1,6 +1,4 @@
 import Foundation
-import SpyglassFeed
-import SpyglassDisplay
 import SpyglassSession
 
 let replayUsage = """

@@ -1,6 +1,5 @@
 import Foundation
 import SpyglassFeed
-import SpyglassDisplay
 import SpyglassSession
 import SpyglassTransport
 import SpyglassIngest

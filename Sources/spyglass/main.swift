@@ -1,6 +1,5 @@
 import Foundation
 import SpyglassFeed
-import SpyglassDisplay
 import SpyglassSession
 import SpyglassBitstream
 import SpyglassIngest

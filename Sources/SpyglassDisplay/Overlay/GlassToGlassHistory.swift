@@ -1,5 +1,3 @@
-import SpyglassFeed
-import SpyglassPipeline
 /// Glass-to-glass over the last seconds, one figure a second (the worst, p99, of that second):
 /// what the overlay's sparkline draws. A second with no figure (no capture time, no picture)
 /// keeps its place as nil, so a gap shows as a gap.

@@ -1,5 +1,3 @@
-import SpyglassFeed
-import SpyglassPipeline
 /// One line of an on-screen overlay, with the tone it is drawn in.
 public struct OverlayLine: Equatable, Sendable {
     /// How a line reads at a glance: the colour it is drawn in.

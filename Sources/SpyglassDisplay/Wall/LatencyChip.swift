@@ -1,5 +1,3 @@
-import SpyglassFeed
-import SpyglassPipeline
 /// The glass-to-glass figure a live tile shows beside its badge: the worst of the last second,
 /// coloured against the feed's target (`--target-ms` in the wall file).
 public struct LatencyChip: Equatable, Sendable {

@@ -1,5 +1,4 @@
 import SpyglassFeed
-import SpyglassPipeline
 /// What a tile says about its feed, always: the seeds' player states as a badge.
 public enum TileBadge: Equatable, Sendable {
     /// Started, no byte yet.

@@ -1,5 +1,4 @@
 import SpyglassFeed
-import SpyglassPipeline
 /// One feed as the wall sees it: its pipeline (state, metrics), the slot its ``WindowSink``
 /// fills, and how it is labelled; or a feed that could not even start, with the reason.
 public struct WallFeed: Sendable {

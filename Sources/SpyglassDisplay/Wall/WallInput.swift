@@ -1,6 +1,4 @@
 import CSDL2
-import SpyglassFeed
-import SpyglassPipeline
 
 /// What the wall window is asked to do, from SDL's events (or a test pushing them).
 public enum WallInput: Equatable, Sendable {

@@ -1,5 +1,4 @@
 import SpyglassFeed
-import SpyglassPipeline
 /// The grid of a wall: `columns` x `rows` tiles of equal size, filled row by row.
 public struct WallLayout: Equatable, Sendable, CustomStringConvertible {
     /// Tiles across.

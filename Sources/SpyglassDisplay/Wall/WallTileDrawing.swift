@@ -1,5 +1,4 @@
 import SpyglassFeed
-import SpyglassPipeline
 /// Drawing one tile of the wall: the picture placed by the gravity (dimmed when it is frozen or
 /// finished), or a slate background before the first picture; at the bottom left the feed's
 /// name over its state badge (a coloured disc and words). Never a black tile.

@@ -1,5 +1,4 @@
 import SpyglassFeed
-import SpyglassPipeline
 /// What the wall shows: every tile, or one feed focused in the whole window, and the gravity.
 /// The keys and clicks of the wall change it; it knows nothing of SDL.
 public struct WallView: Equatable, Sendable {

@@ -1,5 +1,4 @@
 #if canImport(Glibc)
-import SpyglassBitstream
 import Glibc
 #endif
 import CSystem
@@ -8,6 +7,7 @@ import Synchronization
 import SpyglassTransport
 import SpyglassPipeline
 import SpyglassIngest
+import SpyglassBitstream
 
 /// One feed: a source and the stages after it, on the feed's own thread.
 ///

@@ -1,13 +1,11 @@
 import Foundation
 import Synchronization
-import SpyglassBitstream
 import SpyglassTransport
 #if canImport(Glibc)
 import Glibc
 import SpyglassPipeline
 import SpyglassIngest
 import SpyglassFeed
-import SpyglassDisplay
 #endif
 
 /// `spyglass probe` in the library: opens a SOURCE, runs its feed on the calling thread with

@@ -3,8 +3,6 @@ import SpyglassBitstream
 import SpyglassTransport
 import SpyglassPipeline
 import SpyglassFeed
-import SpyglassDisplay
-import SpyglassIngest
 
 /// What a stream holds: codec, format, GOP structure, slices, B-frames, SEI, bitrate.
 /// Fed with every access unit the assembler completes (``observe(_:)``); `spyglass probe`

@@ -2,7 +2,6 @@ import Foundation
 import SpyglassBitstream
 import SpyglassPipeline
 import SpyglassIngest
-import SpyglassFeed
 import SpyglassDisplay
 
 /// The link `spyglass bench` measures across: the receiver's opened source, where the sender

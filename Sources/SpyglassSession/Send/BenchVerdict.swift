@@ -1,8 +1,5 @@
 import Foundation
 import SpyglassFeed
-import SpyglassDisplay
-import SpyglassPipeline
-import SpyglassIngest
 
 /// `spyglass bench`'s verdict: glass-to-glass p99 against the target, or why there is no figure.
 public struct BenchVerdict {

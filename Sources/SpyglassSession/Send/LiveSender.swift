@@ -4,7 +4,6 @@ import SpyglassBitstream
 import SpyglassTransport
 import SpyglassPipeline
 import SpyglassIngest
-import SpyglassFeed
 import SpyglassDisplay
 
 /// `spyglass send`: streams the live test pattern (encoded now) or a capture file at real-time

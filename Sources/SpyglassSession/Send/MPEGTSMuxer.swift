@@ -3,10 +3,6 @@
 /// 500 ms), one PES per access unit with its PTS, PCR on the video PID; with `klv`, a KLV
 /// metadata stream as STANAG 4609 feeds carry it (MISB ST 1402), with the video's PTS.
 import SpyglassBitstream
-import SpyglassFeed
-import SpyglassDisplay
-import SpyglassPipeline
-import SpyglassIngest
 public struct MPEGTSMuxer {
     /// How KLV metadata is carried (MISB ST 1402).
     public enum KLVCarriage: Sendable {

@@ -1,8 +1,6 @@
 import CSRT
 import SpyglassPipeline
 import SpyglassIngest
-import SpyglassFeed
-import SpyglassDisplay
 
 /// The sending end of an SRT connection (live mode) for `spyglass send`: a caller connects to a
 /// listening receiver, a listener waits for a calling one. When the receiver goes away the

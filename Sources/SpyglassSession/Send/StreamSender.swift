@@ -3,9 +3,6 @@ import Glibc
 #endif
 import CSystem
 import SpyglassIngest
-import SpyglassFeed
-import SpyglassDisplay
-import SpyglassPipeline
 
 /// Sends Annex B access units to `udp://HOST:PORT` (cut into datagrams of at most `mtu`
 /// bytes, as real senders do), over TCP (`tcp://HOST:PORT` connects,

@@ -1,7 +1,4 @@
 import SpyglassFeed
-import SpyglassDisplay
-import SpyglassPipeline
-import SpyglassIngest
 /// Draws the live test pattern into a yuv420p picture: a moving gradient and a bouncing box
 /// (motion to encode), the frame number in large digits, and the capture instant as a
 /// ``TimeCode`` strip across the top and again across the bottom: an observer that reads both

@@ -2,8 +2,6 @@ import CFFmpeg
 import SpyglassBitstream
 import SpyglassFeed
 import SpyglassDisplay
-import SpyglassPipeline
-import SpyglassIngest
 
 /// libavcodec's libx264/libx265 encoders set for live streaming: zero-latency tuning (no
 /// lookahead, no B-frames), parameter sets repeated before every keyframe, Annex B output.

@@ -3,10 +3,6 @@ import CMicroHTTPD
 import CPcap
 import CSDL2
 import CSRT
-import SpyglassFeed
-import SpyglassDisplay
-import SpyglassPipeline
-import SpyglassIngest
 
 /// What `spyglass --version` prints: our version and the versions of the C libraries this process
 /// actually loaded (read at run time, so a distribution upgrade shows).

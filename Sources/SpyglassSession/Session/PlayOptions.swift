@@ -2,7 +2,6 @@ import Foundation
 import SpyglassIngest
 import SpyglassFeed
 import SpyglassDisplay
-import SpyglassPipeline
 
 /// Options of `spyglass play` beyond the receiver's own.
 public struct PlayOptions: Sendable {

@@ -4,7 +4,6 @@ import Glibc
 import SpyglassPipeline
 import SpyglassIngest
 import SpyglassFeed
-import SpyglassDisplay
 #endif
 
 /// `spyglass replay` in the library: a recording made with `play --record`, every access unit at

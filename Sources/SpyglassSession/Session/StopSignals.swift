@@ -4,9 +4,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 import SpyglassIngest
-import SpyglassFeed
 import SpyglassDisplay
-import SpyglassPipeline
 #endif
 
 /// Ctrl-C (SIGINT) and SIGTERM, never lost: one `sigaction` handler for the whole process writes

@@ -1,5 +1,4 @@
 import Foundation
-import SpyglassFeed
 import SpyglassDisplay
 import SpyglassSession
 #if canImport(Glibc)
@@ -152,37 +151,16 @@ func runSend(_ argv: [String]) throws -> Int32 {
         Log.error(why.hasPrefix(shown) ? why : "\(shown): \(why)")
         return 1
     }
-    if case .udp(nil, let port, _) = dest {
-        Log.info("udp://:\(port) names no host: sending to 127.0.0.1:\(port) (udp://HOST:\(port) sends to another machine)")
-    }
-    let sender: StreamSender
-    do { sender = try StreamSender(destination: dest, mtu: o.mtu) } catch { Log.error("\(error)"); return 1 }
-    let input: LiveSender.Input = what == "pattern" ? .pattern(o.settings) : .file(path: what, fps: o.fileFPS, loop: o.loop)
-    let live = LiveSender(input: input, sender: sender)
-    live.stamp = o.stamp
-    live.clockOffsetMicros = o.clockOffsetMicros
-    live.rtp = o.rtp
-    // SRT carries MPEG-TS (what every SRT receiver expects: OBS, VLC, ffmpeg, srt-live-transmit).
-    live.mpegts = o.mpegts || dest.isSRT
-    live.klv = o.klv
-    if o.klv != nil && !live.mpegts { Log.error("--klv needs --mpegts"); return 1 }
-    if o.rtp && !sender.isDatagram { Log.error("--rtp needs a udp:// destination"); return 1 }
-    live.durationSeconds = o.duration
-    VideoDecoder.setLibraryLogging(verbose: false)   // no libx264 statistics block on exit
-    let stop = live.stop
-    StopSignals.onSignal { sig, count in
-        if count > 1 { _exit(128 + sig) }
-        stop.set()
-    }
-    if case .pattern(let s) = input {
-        Log.info("sending \(s.codec.displayName) \(s.width)x\(s.height)@\(s.fps) \(s.bitrate / 1000) kbit/s test pattern to \(dest)")
-    } else {
-        Log.info("sending \(what) to \(dest)")
-    }
-    do { try live.run() } catch { Log.error("\(error)"); return 1 }
-    sender.finish()
-    Log.info(live.closingLine(sender, destination: dest, pattern: input.isPattern))
-    return 0
+    var run = SendRun(input: what == "pattern" ? .pattern(o.settings) : .file(path: what, fps: o.fileFPS, loop: o.loop),
+                      destination: dest)
+    run.mtu = o.mtu
+    run.stamp = o.stamp
+    run.clockOffsetMicros = o.clockOffsetMicros
+    run.rtp = o.rtp
+    run.mpegts = o.mpegts
+    run.klv = o.klv
+    run.durationSeconds = o.duration
+    return run.run()
 }
 
 /// `--klv LAT,LON,ALT,HDG`: the position a KLV local set reports.

@@ -1,0 +1,71 @@
+import Glibc
+import SpyglassFeed
+import SpyglassIngest
+import SpyglassTransport
+
+/// One run of `spyglass send`: a test pattern or a recorded file, sent to a destination until
+/// it ends, its duration passes or a stop signal (SIGINT/SIGTERM; a second one exits at once).
+///
+/// The executable parses the arguments into this value; what it means to send lives here.
+public struct SendRun {
+    /// What is sent.
+    public var input: LiveSender.Input
+    /// Where: `udp://HOST:PORT`, `tcp://`, `srt://` (SRT always carries MPEG-TS).
+    public var destination: SourceURL
+    /// Largest datagram payload, bytes.
+    public var mtu = 1400
+    /// Stamp each picture's capture time (MISB ST 0604 SEI).
+    public var stamp = false
+    /// Added to the stamped capture times, µs (to test the receiver's clock-offset rules).
+    public var clockOffsetMicros: Int64 = 0
+    /// RTP (RFC 6184/7798) instead of raw Annex B; UDP only.
+    public var rtp = false
+    /// MPEG-TS (ISO/IEC 13818-1) instead of raw Annex B.
+    public var mpegts = false
+    /// MISB ST 0601 KLV with each picture; MPEG-TS only.
+    public var klv: PlatformMetadata?
+    /// Stop after this long, seconds; nil = until the input ends (a pattern: never).
+    public var durationSeconds: Double?
+
+    public init(input: LiveSender.Input, destination: SourceURL) {
+        self.input = input
+        self.destination = destination
+    }
+
+    /// Sends until done, logging what is sent and the closing line.
+    /// - Returns: the exit code: 0 when the input was sent, 1 when the options do not go
+    ///   together (`--klv` without MPEG-TS, `--rtp` to a stream destination), the destination
+    ///   cannot be reached or the input cannot be read (each said in one line).
+    public func run() -> Int32 {
+        if case .udp(nil, let port, _) = destination {
+            Log.info("udp://:\(port) names no host: sending to 127.0.0.1:\(port) (udp://HOST:\(port) sends to another machine)")
+        }
+        let sender: StreamSender
+        do { sender = try StreamSender(destination: destination, mtu: mtu) } catch { Log.error("\(error)"); return 1 }
+        let live = LiveSender(input: input, sender: sender)
+        live.stamp = stamp
+        live.clockOffsetMicros = clockOffsetMicros
+        live.rtp = rtp
+        live.mpegts = mpegts || destination.isSRT
+        live.klv = klv
+        if klv != nil && !live.mpegts { Log.error("--klv needs --mpegts"); return 1 }
+        if rtp && !sender.isDatagram { Log.error("--rtp needs a udp:// destination"); return 1 }
+        live.durationSeconds = durationSeconds
+        VideoDecoder.setLibraryLogging(verbose: false)   // no libx264 statistics block on exit
+        let stop = live.stop
+        StopSignals.onSignal { sig, count in
+            if count > 1 { _exit(128 + sig) }
+            stop.set()
+        }
+        switch input {
+        case .pattern(let s):
+            Log.info("sending \(s.codec.displayName) \(s.width)x\(s.height)@\(s.fps) \(s.bitrate / 1000) kbit/s test pattern to \(destination)")
+        case .file(let path, _, _):
+            Log.info("sending \(path) to \(destination)")
+        }
+        do { try live.run() } catch { Log.error("\(error)"); return 1 }
+        sender.finish()
+        Log.info(live.closingLine(sender, destination: destination, pattern: input.isPattern))
+        return 0
+    }
+}

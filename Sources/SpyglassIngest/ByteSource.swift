@@ -96,6 +96,12 @@ public protocol ByteSource: AnyObject {
     /// The session the source's server described (an RTSP camera's SDP from DESCRIBE: codec,
     /// payload type, `sprop-*` parameter sets), or nil. It is read again at each `.connected`.
     var announcedSession: SessionDescription? { get }
+    /// The way back to the sender: sends one compound RTCP packet where the sender takes RTCP
+    /// (plain RTP: the address its RTCP comes from, RFC 3550 §11 / RFC 4961; an RTSP server:
+    /// its `server_port` over UDP or interleaved channel 1 over TCP, RFC 2326 §10.12).
+    /// - Returns: true when it went out; false where there is no way back (a byte stream, a
+    ///   packet capture, a recording) or none yet (no RTCP from the sender so far).
+    func sendToSender(_ packet: [UInt8]) -> Bool
 }
 
 extension ByteSource {
@@ -105,6 +111,7 @@ extension ByteSource {
     public var acceptsNextSender: Bool { false }
     public var connectionProblem: String? { nil }
     public var announcedSession: SessionDescription? { nil }
+    public func sendToSender(_ packet: [UInt8]) -> Bool { false }
 }
 
 /// Waits for a descriptor to become readable, with µs precision (`ppoll`).

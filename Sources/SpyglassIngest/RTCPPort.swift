@@ -4,16 +4,16 @@ import Glibc
 import CSystem
 import SpyglassTransport
 
-/// The RTCP half of an RTP session over UDP (RFC 3550 §11: the RTP port + 1): receives the
-/// sender's compound packets and sends it receiver reports (``ReceiverReporter``) every 2 s.
+/// The RTCP socket of an RTP session over UDP (RFC 3550 §11: the RTP port + 1): receives the
+/// sender's compound packets and carries what the stream's `RTCPSession` has for the sender.
+/// It parses nothing: the session, in the depacketizer, reads every packet once.
 ///
-/// Reports go to `destination` when it is known (an RTSP server's `server_port`), else to the
-/// address the sender's RTCP comes from; none are sent before either is known. Used on the
-/// feed's thread only, by the source that owns the RTP socket.
+/// Packets go to `destination` when it is known (an RTSP server's `server_port`), else to the
+/// address the sender's RTCP comes from (symmetric RTP, RFC 4961); none before either is known.
+/// Used on the feed's thread only, by the source that owns the RTP socket.
 package final class RTCPPort {
     /// The bound RTCP socket.
     let fd: Int32
-    private var reporter = ReceiverReporter()
     private var destination: [UInt8]?
     private let destinationGiven: Bool
     private let allowFrom: [AddressPrefix]
@@ -31,11 +31,10 @@ package final class RTCPPort {
 
     deinit { Glibc.close(fd) }
 
-    /// Reads one datagram (without waiting) into `buffer`, learning where reports go and the
-    /// sender reports' LSR.
+    /// Reads one datagram (without waiting) into `buffer`, learning where reports go.
     /// - Returns: the byte count, or nil when nothing was there (or it was empty, or from a
     ///   sender `--allow-from` refuses).
-    func receive(into buffer: UnsafeMutableRawBufferPointer, arrivalMicros: UInt64) -> Int? {
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         var peer = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let n = withUnsafeMutablePointer(to: &peer) { p in
@@ -50,43 +49,27 @@ package final class RTCPPort {
         }
         // Only RTCP goes on: an RTP packet (or anything else) sent here must not reach the media
         // path, nor steer where the receiver reports go.
-        guard Self.looksLikeRTCP(UnsafeRawBufferPointer(rebasing: buffer[..<n])) else { notRTCP += 1; return nil }
+        guard RTCPPacket.looksLikeRTCP(UnsafeRawBufferPointer(rebasing: buffer[..<n])) else { notRTCP += 1; return nil }
         if !destinationGiven {
             destination = withUnsafeBytes(of: &peer) { Array($0.prefix(Int(length))) }
         }
-        observeRTCP(UnsafeRawBufferPointer(rebasing: buffer[..<n]), arrivalMicros: arrivalMicros)
         return n
     }
 
     /// Datagrams that came to this port and were not RTCP, dropped.
     private(set) var notRTCP = 0
 
-    /// Version 2 and a packet type of 192–223 (RFC 5761 §4: where RTCP's types lie; RTP's are below).
-    static func looksLikeRTCP(_ p: UnsafeRawBufferPointer) -> Bool {
-        p.count >= 8 && p[0] >> 6 == 2 && (192...223).contains(p[1])
-    }
-
-    /// Notes the sender reports of a compound packet (malformed ones are the depacketizer's to count).
-    func observeRTCP(_ packet: UnsafeRawBufferPointer, arrivalMicros: UInt64) {
-        for sr in (try? RTCPPacket.senderReports(in: packet)) ?? [] {
-            reporter.observe(sr, arrivalMicros: arrivalMicros)
-        }
-    }
-
-    /// Notes one RTP packet delivered, for the reception statistics.
-    func observeRTP(_ packet: UnsafeRawBufferPointer, arrivalMicros: UInt64) {
-        reporter.observeRTP(packet, arrivalMicros: arrivalMicros)
-    }
-
-    /// Sends a receiver report when one is due and the destination is known.
-    func sendReportIfDue(nowMicros: UInt64) {
-        guard let destination, let report = reporter.reportIfDue(nowMicros: nowMicros) else { return }
-        // A report that cannot go out now (a full buffer, an unreachable port) waits for the next.
-        _ = destination.withUnsafeBytes { d in
-            report.withUnsafeBytes {
+    /// Sends one compound packet to the sender's RTCP address.
+    /// - Returns: true when it went out; false before the address is known, or when the send
+    ///   failed (a full buffer, an unreachable port: the next report tries again).
+    func send(_ packet: [UInt8]) -> Bool {
+        guard let destination else { return false }
+        let sent = destination.withUnsafeBytes { d in
+            packet.withUnsafeBytes {
                 sendto(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT),
-                       d.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(d.count))
+                       d.baseAddress?.assumingMemoryBound(to: sockaddr.self), socklen_t(d.count))
             }
         }
+        return sent == packet.count
     }
 }

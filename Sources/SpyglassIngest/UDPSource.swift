@@ -150,16 +150,13 @@ public final class UDPSource: ByteSource {
         let ready = waitReadable(timeoutMicros)
         if ready.rtcp, let rtcp {
             let refusedBefore = rtcp.notRTCP
-            let got = rtcp.receive(into: buffer, arrivalMicros: MonotonicClock.nowMicros())
+            let got = rtcp.receive(into: buffer)
             counters.notRTCP += rtcp.notRTCP - refusedBefore
             guard let n = got else { return nil }
             // RTCP goes on in band: the RTP depacketizer tells it apart (RFC 5761 §4).
             return .data(count: n, arrivalMicros: MonotonicClock.nowMicros(), truncated: false)
         }
-        guard ready.rtp else {
-            rtcp?.sendReportIfDue(nowMicros: MonotonicClock.nowMicros())
-            return .timeout
-        }
+        guard ready.rtp else { return .timeout }
         // MSG_TRUNC makes recv return the datagram's real length, so a cut is visible.
         let room = min(buffer.count, readBufferBytes)
         var peer = sockaddr_storage()
@@ -195,7 +192,7 @@ public final class UDPSource: ByteSource {
         counters.datagrams += 1
         counters.bytes += count
         if truncated { counters.truncatedDatagrams += 1 }
-        observeRTP(UnsafeRawBufferPointer(rebasing: buffer[..<count]), arrivalMicros: now)
+        if !rtcpTried { bindRTCPOnceRTPIsCertain(UnsafeRawBufferPointer(rebasing: buffer[..<count])) }
         return .data(count: count, arrivalMicros: now, truncated: truncated)
     }
 
@@ -206,25 +203,18 @@ public final class UDPSource: ByteSource {
         return mask > 0 ? (mask & 1 != 0, mask & 2 != 0) : (false, false)
     }
 
-    /// Binds the RTCP port once RTP is certain (two packets in sequence from one SSRC, as RFC
-    /// 3550 §A.1 validates a source), then keeps the reception statistics and sends the receiver
-    /// reports.
-    private func observeRTP(_ datagram: UnsafeRawBufferPointer, arrivalMicros: UInt64) {
-        if !rtcpTried {
-            // Read in place: a raw feed asks this of every datagram.
-            let header = datagram
-            guard RTPPacket.looksLikeRTP(header) else { rtpCandidate = nil; return }
-            let ssrc = UInt32(header[8]) << 24 | UInt32(header[9]) << 16 | UInt32(header[10]) << 8 | UInt32(header[11])
-            let sequence = UInt16(header[2]) << 8 | UInt16(header[3])
-            defer { rtpCandidate = (ssrc, sequence) }
-            guard let last = rtpCandidate, last.ssrc == ssrc, sequence == last.sequence &+ 1 else { return }
-            rtcpTried = true
-            bindRTCP()
-        }
-        guard let rtcp else { return }
-        rtcp.observeRTP(datagram, arrivalMicros: arrivalMicros)
-        rtcp.sendReportIfDue(nowMicros: arrivalMicros)
+    /// Binds the RTCP port once RTP is certain: two packets in sequence from one SSRC, as RFC
+    /// 3550 §A.1 validates a source. What it receives goes on in band to the stream's RTCP
+    /// session; what the session has for the sender comes back through ``sendToSender(_:)``.
+    private func bindRTCPOnceRTPIsCertain(_ datagram: UnsafeRawBufferPointer) {
+        guard RTPPacket.looksLikeRTP(datagram), let header = RTPPacket.fixedHeader(datagram) else { rtpCandidate = nil; return }
+        defer { rtpCandidate = (header.ssrc, header.sequenceNumber) }
+        guard let last = rtpCandidate, last.ssrc == header.ssrc, header.sequenceNumber == last.sequence &+ 1 else { return }
+        rtcpTried = true
+        bindRTCP()
     }
+
+    public func sendToSender(_ packet: [UInt8]) -> Bool { rtcp?.send(packet) ?? false }
 
     /// Binds port + 1 (joining the multicast group there too); a port taken is one log line.
     private func bindRTCP() {

@@ -41,6 +41,10 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     /// RTCP compound packets (RFC 3550 §6), the sender reports among them, and those dropped
     /// as malformed.
     case rtcpPackets = "rtcp_packets", senderReports = "sender_reports", malformedRTCP = "malformed_rtcp"
+    /// RTCP compound packets sent back to the sender by the source (receiver reports, RR +
+    /// SDES, RFC 3550 §6.4.2, every 2 s while RTP flows). A source with no way back (a packet
+    /// capture, a recording) sends none.
+    case rtcpPacketsSent = "rtcp_packets_sent"
     // Access-unit assembly.
     case nalUnits = "nal_units", accessUnits = "access_units", invalidNALUnits = "invalid_nal_units"
     case oversizeAccessUnits = "oversize_access_units", unitsWithoutPicture = "units_without_picture"

@@ -180,6 +180,8 @@ final class FeedLoop {
             if !stage.noteCut(unitLastByteMicros: unitEnd) { gate.noteDamageAfterTheFact() }
         case .restart(let reason):
             restart(reason)
+        case .toSender(let packet):
+            if source.sendToSender(packet) { metrics.add(.rtcpPacketsSent) }
         case .note(let line):
             Log.info(line)
         case .refuse(let reason):

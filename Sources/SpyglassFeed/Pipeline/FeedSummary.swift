@@ -91,6 +91,8 @@ public struct FeedSummary: Codable, Sendable {
     public var rtcpPackets = 0
     public var senderReports = 0
     public var malformedRTCP = 0
+    /// RTCP packets sent back to the sender (receiver reports, RFC 3550 §6.4.2).
+    public var rtcpPacketsSent = 0
     /// KLV payloads dropped as malformed (bad BER length, bad checksum, too large).
     public var malformedKLV = 0
     /// Datagrams that were not RTP, or another payload type, on an RTP input.
@@ -177,6 +179,7 @@ public struct FeedSummary: Codable, Sendable {
         strayPackets = m[.strayPackets]
         damagedNALUnits = m[.damagedNALUnits]; malformedPayloads = m[.malformedPayloads]
         rtcpPackets = m[.rtcpPackets]; senderReports = m[.senderReports]; malformedRTCP = m[.malformedRTCP]
+        rtcpPacketsSent = m[.rtcpPacketsSent]
         malformedKLV = m[.malformedKLV]
         nalUnits = m[.nalUnits]; accessUnits = m[.accessUnits]; invalidNALUnits = m[.invalidNALUnits]
         oversizeAccessUnits = m[.oversizeAccessUnits]; unitsWithoutPicture = m[.unitsWithoutPicture]
@@ -210,7 +213,8 @@ public struct FeedSummary: Codable, Sendable {
         if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated"
                               + (ssrcChanges > 0 ? ", \(ssrcChanges) SSRC changes" : "")
                               + (strayPackets > 0 ? ", \(strayPackets) packets of another sender dropped" : "")) }
-        if rtcpPackets + malformedRTCP > 0 { extra.append("RTCP: \(senderReports) sender reports" + (malformedRTCP > 0 ? ", \(malformedRTCP) malformed" : "")) }
+        if rtcpPackets + malformedRTCP > 0 { extra.append("RTCP: \(senderReports) sender reports" + (malformedRTCP > 0 ? ", \(malformedRTCP) malformed" : "")
+                                                         + (rtcpPacketsSent > 0 ? ", \(rtcpPacketsSent) sent back" : "")) }
         if malformedKLV > 0 { extra.append("\(malformedKLV) malformed KLV payloads dropped") }
         if notRTP > 0 { extra.append("\(notRTP) not RTP") }
         if damagedNALUnits > 0 { extra.append("\(damagedNALUnits) NAL units damaged by lost fragments") }

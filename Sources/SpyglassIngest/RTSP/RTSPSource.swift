@@ -29,9 +29,8 @@ public final class RTSPSource: ByteSource {
     private var transport: RTSPTransport = .udp
     private var control: RTSPControl?
     private var rtpFD: Int32 = -1
-    /// The RTCP port over UDP; over TCP, the reporter for channel 1.
+    /// The RTCP port over UDP (over TCP, RTCP rides on interleaved channel 1).
     private var rtcpPort: RTCPPort?
-    private var interleavedReporter = ReceiverReporter()
     private var baseURL = ""
     private var trackURL = ""
     private var keepAliveMethod = "OPTIONS"
@@ -107,7 +106,6 @@ public final class RTSPSource: ByteSource {
         if rtcpFD >= 0 {
             rtcpPort = RTCPPort(fd: rtcpFD, destination: Self.serverRTCPAddress(setup, control: c.fd))
         }
-        interleavedReporter = ReceiverReporter()
         try Self.check(setup, "SETUP", trackURL)
         if let s = setup.header("session") {
             let parts = s.split(separator: ";")
@@ -240,44 +238,40 @@ public final class RTSPSource: ByteSource {
         let deadline = MonotonicClock.nowMicros() + UInt64(max(0, timeoutMicros))
         while true {
             let left = Int(deadline) - Int(MonotonicClock.nowMicros())
-            guard let f = try c.readFrame(timeoutMicros: max(0, left)) else {
-                sendInterleavedReport(c)
-                return .timeout
-            }
-            let now = MonotonicClock.nowMicros()
+            guard let f = try c.readFrame(timeoutMicros: max(0, left)) else { return .timeout }
             if f.channel == 1 {
+                // RTCP goes on in band to the stream's RTCP session (RFC 5761 §4 tells it apart).
                 rtcpPackets += 1
-                f.payload.withUnsafeBytes { p in
-                    for sr in (try? RTCPPacket.senderReports(in: p)) ?? [] { interleavedReporter.observe(sr, arrivalMicros: now) }
-                }
                 return deliver(f.payload, buffer, rtp: false)
             }
             guard f.channel == 0 else { continue }
-            f.payload.withUnsafeBytes { interleavedReporter.observeRTP($0, arrivalMicros: now) }
-            sendInterleavedReport(c)
             return deliver(f.payload, buffer)
         }
     }
 
-    /// A receiver report, when due, as an interleaved frame on channel 1 (RFC 2326 §10.12).
-    private func sendInterleavedReport(_ c: RTSPControl) {
-        guard let report = interleavedReporter.reportIfDue(nowMicros: MonotonicClock.nowMicros()) else { return }
-        let frame: [UInt8] = [0x24, 1, UInt8(report.count >> 8), UInt8(report.count & 0xFF)] + report
-        writeAll(c.fd, frame, sendFlags: Int32(MSG_NOSIGNAL))
+    /// Sends what the stream's RTCP session has for the server: on interleaved channel 1 over
+    /// TCP (RFC 2326 §10.12), or to its RTCP port (`server_port`) over UDP.
+    public func sendToSender(_ packet: [UInt8]) -> Bool {
+        guard let c = control, packet.count <= Int(UInt16.max) else { return false }
+        if transport == .tcp {
+            let frame: [UInt8] = [0x24, 1, UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet
+            return writeAll(c.fd, frame, sendFlags: Int32(MSG_NOSIGNAL)) == frame.count
+        }
+        return rtcpPort?.send(packet) ?? false
     }
 
     private func readUDP(_ c: RTSPControl, _ buffer: UnsafeMutableRawBufferPointer, _ timeoutMicros: Int) throws -> SourceEvent {
         guard let rtcp = rtcpPort else { return .end }
         var fds = [pollfd(fd: rtpFD, events: Int16(POLLIN), revents: 0), pollfd(fd: c.fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: rtcp.fd, events: Int16(POLLIN), revents: 0)]
-        let rc = poll(&fds, nfds_t(fds.count), Int32(max(0, timeoutMicros / 1000)))
-        rtcp.sendReportIfDue(nowMicros: MonotonicClock.nowMicros())
+        // Whole milliseconds, rounded up: a wait under 1 ms must not become a busy poll(0).
+        let rc = poll(&fds, nfds_t(fds.count), Int32(max(0, (timeoutMicros + 999) / 1000)))
         if rc <= 0 { return noUDPYet() }
         if fds[1].revents != 0 {
             guard c.fill() else { throw SourceError.read("the RTSP server closed the connection") }
             while (try? c.readFrame(timeoutMicros: 0)) != nil {}   // drop keep-alive answers
         }
-        if fds[2].revents != 0, let n = rtcp.receive(into: buffer, arrivalMicros: MonotonicClock.nowMicros()) {
+        if fds[2].revents != 0, let n = rtcp.receive(into: buffer) {
             rtcpPackets += 1
             return .data(count: n, arrivalMicros: MonotonicClock.nowMicros(), truncated: false)
         }
@@ -285,7 +279,6 @@ public final class RTSPSource: ByteSource {
         let n = Glibc.recv(rtpFD, buffer.baseAddress, buffer.count, 0)
         guard n > 0 else { return .emptyDatagram }
         let now = MonotonicClock.nowMicros()
-        rtcp.observeRTP(UnsafeRawBufferPointer(rebasing: buffer[..<n]), arrivalMicros: now)
         packetsSincePlay += 1
         counters.datagrams += 1
         counters.bytes += n

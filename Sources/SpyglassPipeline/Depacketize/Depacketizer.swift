@@ -24,6 +24,10 @@ public enum DepacketizerEvent: Sendable {
     case cut(unitLastByteMicros: UInt64, pauseMicros: UInt64)
     /// A new sender on the same input (RTP SSRC change, sequence reset): start over.
     case restart(reason: String)
+    /// A compound RTCP packet for the sender (a receiver report now; keyframe requests are next),
+    /// made by the stream's ``RTCPSession``: the feed hands it to its source's way back
+    /// (`ByteSource.sendToSender`), which drops it where there is none.
+    case toSender([UInt8])
     /// A line worth logging (a learned wait went up or down, the framing that was detected).
     case note(String)
     /// The input is something this feed cannot read (for example MPEG-TS): the feed fails with

@@ -2,7 +2,8 @@
 /// `ffmpeg -f rtp_mpegts` and broadcast encoders send it: the RTP layer (``SSRCProbation``,
 /// ``SequenceTracker``) counts stray packets, loss, duplicates and restarts, and the payload, a
 /// whole number of 188-byte TS packets, goes on into the ``MPEGTSDepacketizer`` (whose
-/// continuity counters mark the damage).
+/// continuity counters mark the damage). RTCP in band goes to the stream's ``RTCPSession``,
+/// which makes the receiver reports (``DepacketizerEvent/toSender(_:)``).
 import SpyglassBitstream
 import SpyglassTransport
 public struct RTPMPEGTSDepacketizer: Depacketizer {
@@ -14,6 +15,7 @@ public struct RTPMPEGTSDepacketizer: Depacketizer {
     private var probation = SSRCProbation<(RTPPacket, UInt64, Bool)>()
     private var packets = 0
     private var notRTP = 0
+    private var session = RTCPSession()
 
     /// The idle flush for TS in RTP, µs: at least 50 ms, a last resort only. RTP senders pace
     /// their packets (ffmpeg's `rtp_mpegts` spreads a picture's packets over milliseconds), and
@@ -36,12 +38,18 @@ public struct RTPMPEGTSDepacketizer: Depacketizer {
 
     public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool,
                               emit: (DepacketizerEvent) -> Void) {
+        if RTCPPacket.looksLikeRTCP(chunk) {
+            session.receive(chunk, arrivalMicros: arrivalMicros)
+            return
+        }
         guard let p = try? RTPPacket(datagram: Array(chunk.bindMemory(to: UInt8.self))[...]), p.payloadType == Self.payloadType else {
             notRTP += 1
             return
         }
         packets += 1
+        session.observeRTP(chunk, arrivalMicros: arrivalMicros)
         admitted(probation.admit((p, arrivalMicros, truncated), ssrc: p.ssrc, arrivalMicros: arrivalMicros), emit: emit)
+        if let packet = session.outgoing(nowMicros: arrivalMicros) { emit(.toSender(packet)) }
     }
 
     /// Packets past the SSRC probation: sequence checks, then their TS packets.
@@ -60,6 +68,7 @@ public struct RTPMPEGTSDepacketizer: Depacketizer {
         min(ts.pollTimeoutMicros(default: pollMicros), probation.isHolding ? 10_000 : pollMicros)
     }
     public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
+        if let packet = session.outgoing(nowMicros: nowMicros) { emit(.toSender(packet)) }
         admitted(probation.tick(nowMicros: nowMicros), emit: emit)
         ts.tick(nowMicros: nowMicros, emit: emit)
     }
@@ -78,6 +87,9 @@ public struct RTPMPEGTSDepacketizer: Depacketizer {
         c[.packetsDuplicated, default: 0] += s.duplicates
         c[.ssrcChanges, default: 0] += s.ssrcChanges
         c[.strayPackets, default: 0] += probation.strayPackets
+        c[.rtcpPackets, default: 0] += session.counts.packets
+        c[.senderReports, default: 0] += session.counts.senderReports
+        c[.malformedRTCP, default: 0] += session.counts.malformed
         return c
     }
 }

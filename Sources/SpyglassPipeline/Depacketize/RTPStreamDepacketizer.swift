@@ -5,8 +5,10 @@
 /// of at least 50 ms is only the last resort for a marker lost at the end of a burst.
 ///
 /// RTCP arrives in band (the source passes on what its RTCP port or channel received; RFC 5761
-/// §4 tells the two apart). Its sender reports set the ``SenderClock``, and from then on every
-/// access unit gets a capture time from its RTP timestamp (``DepacketizerEvent/captureTime(wallMicros:source:)``).
+/// §4 tells the two apart) and goes to the stream's ``RTCPSession``: its sender reports set the
+/// sender's clock, and from then on every access unit gets a capture time from its RTP timestamp
+/// (``DepacketizerEvent/captureTime(wallMicros:source:)``). What the session has for the sender
+/// (receiver reports) comes out as ``DepacketizerEvent/toSender(_:)``.
 import SpyglassBitstream
 import SpyglassTransport
 public struct RTPStreamDepacketizer: Depacketizer {
@@ -16,8 +18,7 @@ public struct RTPStreamDepacketizer: Depacketizer {
     private let reorderWindowMicros: Int
     private var flushedSinceData = true
     private var lastDataMicros: UInt64 = 0
-    private var senderClock = SenderClock()
-    private var rtcp = (packets: 0, senderReports: 0, malformed: 0)
+    private var session = RTCPSession()
 
     /// - Parameter settings: codec (`--codec`), SDP (payload type, codec), jitter-buffer window
     ///   (`--reorder-ms`) and idle-flush time.
@@ -32,22 +33,19 @@ public struct RTPStreamDepacketizer: Depacketizer {
 
     public mutating func push(_ chunk: UnsafeRawBufferPointer, arrivalMicros: UInt64, truncated: Bool,
                               emit: (DepacketizerEvent) -> Void) {
-        if RTCPPacket.looksLikeRTCP(chunk) { return takeRTCP(chunk) }
+        if RTCPPacket.looksLikeRTCP(chunk) {
+            session.receive(chunk, arrivalMicros: arrivalMicros)
+            return
+        }
         lastDataMicros = arrivalMicros
         flushedSinceData = false
         if truncated { emit(.damage(lostPackets: 0)) }
-        let clock = senderClock
+        session.observeRTP(chunk, arrivalMicros: arrivalMicros)
+        let clock = session.clock
         rtp.push(Array(chunk.bindMemory(to: UInt8.self)), arrivalMicros: arrivalMicros) { e in
             if let t = Self.translate(e, clock) { emit(t) }
         }
-    }
-
-    /// A compound RTCP packet: its sender reports set the clock; a malformed one is counted.
-    private mutating func takeRTCP(_ chunk: UnsafeRawBufferPointer) {
-        rtcp.packets += 1
-        guard let reports = try? RTCPPacket.senderReports(in: chunk) else { rtcp.malformed += 1; return }
-        for sr in reports { senderClock.take(sr) }
-        rtcp.senderReports += reports.count
+        if let packet = session.outgoing(nowMicros: arrivalMicros) { emit(.toSender(packet)) }
     }
 
     public func pollTimeoutMicros(default pollMicros: Int) -> Int {
@@ -60,7 +58,8 @@ public struct RTPStreamDepacketizer: Depacketizer {
     }
 
     public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
-        let clock = senderClock
+        if let packet = session.outgoing(nowMicros: nowMicros) { emit(.toSender(packet)) }
+        let clock = session.clock
         rtp.tick(nowMicros: nowMicros) { e in if let t = Self.translate(e, clock) { emit(t) } }
         if !flushedSinceData && idleFlushMicros > 0 && nowMicros >= lastDataMicros + UInt64(idleFlushMicros) {
             emit(.accessUnitEnd(.idleGap, atMicros: nowMicros))
@@ -69,7 +68,7 @@ public struct RTPStreamDepacketizer: Depacketizer {
     }
 
     public mutating func finish(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
-        let clock = senderClock
+        let clock = session.clock
         rtp.finish { e in if let t = Self.translate(e, clock) { emit(t) } }
         emit(.accessUnitEnd(.endOfStream, atMicros: nowMicros))
         flushedSinceData = true
@@ -93,6 +92,7 @@ public struct RTPStreamDepacketizer: Depacketizer {
                 .ssrcChanges: r.sequence.ssrcChanges, .strayPackets: r.strayPackets,
                 .damagedNALUnits: r.payload.damagedUnits, .oversizeNALUnits: r.payload.oversizeUnits,
                 .malformedPayloads: r.payload.malformed + r.payload.unsupported,
-                .rtcpPackets: rtcp.packets, .senderReports: rtcp.senderReports, .malformedRTCP: rtcp.malformed]
+                .rtcpPackets: session.counts.packets, .senderReports: session.counts.senderReports,
+                .malformedRTCP: session.counts.malformed]
     }
 }

@@ -1,6 +1,24 @@
-/// The parts of an RTCP compound packet (RFC 3550 §6) a receiver needs: the sender reports
-/// (§6.4.1). Other packet types (RR, SDES, BYE, APP, feedback) are walked over by their length.
+/// An RTCP compound packet (RFC 3550 §6), parsed once into its parts: sender reports
+/// (§6.4.1) with their sender info, and the type of every other part (RR, SDES, BYE with its
+/// SSRCs, APP, RTPFB/PSFB feedback of RFC 4585 §6.1), each walked over by its length.
 public enum RTCPPacket {
+    /// One packet of a compound packet.
+    public enum Part: Equatable, Sendable {
+        /// A sender report (type 200).
+        case senderReport(SenderReport)
+        /// A receiver report (type 201) from `ssrc`.
+        case receiverReport(ssrc: UInt32)
+        /// Source description items (type 202), not read further.
+        case sourceDescription
+        /// BYE (type 203, §6.6): these sources leave the session.
+        case goodbye(ssrcs: [UInt32])
+        /// Transport-layer (205) or payload-specific (206) feedback (RFC 4585 §6.1), with its
+        /// feedback message type (FMT: 1 = PLI, 4 = FIR, RFC 5104 §4.3.1).
+        case feedback(packetType: UInt8, format: UInt8)
+        /// Any other packet type (APP, XR, …).
+        case other(packetType: UInt8)
+    }
+
     /// A sender report's sender info (RFC 3550 §6.4.1): which NTP wall-clock instant the RTP
     /// timestamp `rtpTimestamp` stands for.
     public struct SenderReport: Equatable, Sendable {
@@ -38,26 +56,43 @@ public enum RTCPPacket {
         d.count >= 8 && d[0] >> 6 == 2 && (192...223).contains(d[1])
     }
 
-    /// The sender reports in a compound packet, in order.
+    /// Every part of a compound packet, in order.
     /// - Parameter d: one datagram (UDP) or one interleaved frame (RTSP over TCP).
     /// - Throws: ``ParseError/malformed`` when a header or length does not fit (RFC 3550 §6.1);
     ///   nothing is returned from such a packet, so a bad one is one counted drop.
-    public static func senderReports(in d: UnsafeRawBufferPointer) throws -> [SenderReport] {
-        var reports: [SenderReport] = []
+    public static func parts(of d: UnsafeRawBufferPointer) throws -> [Part] {
+        var parts: [Part] = []
         var offset = 0
         while offset < d.count {
             guard d.count - offset >= 4, d[offset] >> 6 == 2 else { throw ParseError.malformed }
             let length = 4 * ((Int(d[offset + 2]) << 8 | Int(d[offset + 3])) + 1)
             guard length <= d.count - offset else { throw ParseError.malformed }
-            if d[offset + 1] == senderReportType {
+            let count = Int(d[offset] & 0x1F)   // RC, SC or FMT
+            let word = { (at: Int) in readUInt32(d, offset + at) }
+            switch d[offset + 1] {
+            case senderReportType:
                 guard length >= 28 else { throw ParseError.malformed }
-                let word = { (at: Int) in readUInt32(d, offset + at) }
-                reports.append(SenderReport(ssrc: word(4), ntpTimestamp: UInt64(word(8)) << 32 | UInt64(word(12)),
-                                            rtpTimestamp: word(16), packetCount: word(20), octetCount: word(24)))
+                parts.append(.senderReport(SenderReport(ssrc: word(4), ntpTimestamp: UInt64(word(8)) << 32 | UInt64(word(12)),
+                                                        rtpTimestamp: word(16), packetCount: word(20), octetCount: word(24))))
+            case receiverReportType:
+                guard length >= 8 else { throw ParseError.malformed }
+                parts.append(.receiverReport(ssrc: word(4)))
+            case 202: parts.append(.sourceDescription)
+            case 203:
+                guard length >= 4 + 4 * count else { throw ParseError.malformed }
+                parts.append(.goodbye(ssrcs: (0..<count).map { word(4 + 4 * $0) }))
+            case 205, 206: parts.append(.feedback(packetType: d[offset + 1], format: UInt8(count)))
+            default: parts.append(.other(packetType: d[offset + 1]))
             }
             offset += length
         }
-        return reports
+        return parts
+    }
+
+    /// The sender reports in a compound packet, in order (``parts(of:)``, filtered).
+    /// - Throws: ``ParseError/malformed`` as ``parts(of:)`` does.
+    public static func senderReports(in d: UnsafeRawBufferPointer) throws -> [SenderReport] {
+        try parts(of: d).compactMap { if case .senderReport(let sr) = $0 { return sr } else { return nil } }
     }
 
     private static func readUInt32(_ d: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {

@@ -29,10 +29,7 @@ public struct ReceiverReporter: Sendable {
     ///   - datagram: the RTP packet (only its fixed header is read; anything shorter is ignored).
     ///   - arrivalMicros: monotonic arrival, µs.
     public mutating func observeRTP(_ datagram: UnsafeRawBufferPointer, arrivalMicros: UInt64) {
-        guard datagram.count >= 12, datagram[0] >> 6 == 2 else { return }
-        let sequence = UInt16(datagram[2]) << 8 | UInt16(datagram[3])
-        let timestamp = UInt32(datagram[4]) << 24 | UInt32(datagram[5]) << 16 | UInt32(datagram[6]) << 8 | UInt32(datagram[7])
-        let ssrc = UInt32(datagram[8]) << 24 | UInt32(datagram[9]) << 16 | UInt32(datagram[10]) << 8 | UInt32(datagram[11])
+        guard let (sequence, timestamp, ssrc) = RTPPacket.fixedHeader(datagram) else { return }
         if stream != ssrc { start(ssrc, sequence, arrivalMicros) }
         received += 1
         if sequence &- maxSequence < 0x8000 && sequence != maxSequence {

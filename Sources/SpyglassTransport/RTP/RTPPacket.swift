@@ -60,6 +60,16 @@ public struct RTPPacket: Sendable {
         return d[s] >> 6 == 2 && (96...127).contains(d[s + 1] & 0x7F)
     }
 
+    /// The fixed header's sequence number, timestamp and SSRC (RFC 3550 §5.1), read in place
+    /// without parsing the rest: for the per-datagram questions a source or the receiver reports
+    /// ask. Nil when `d` is shorter than 12 bytes or not version 2.
+    public static func fixedHeader(_ d: UnsafeRawBufferPointer) -> (sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32)? {
+        guard d.count >= 12, d[0] >> 6 == 2 else { return nil }
+        return (UInt16(d[2]) << 8 | UInt16(d[3]),
+                UInt32(d[4]) << 24 | UInt32(d[5]) << 16 | UInt32(d[6]) << 8 | UInt32(d[7]),
+                UInt32(d[8]) << 24 | UInt32(d[9]) << 16 | UInt32(d[10]) << 8 | UInt32(d[11]))
+    }
+
     /// Serializes a packet (no CSRCs, no extension, no padding).
     public static func build(marker: Bool, payloadType: UInt8, sequenceNumber: UInt16, timestamp: UInt32,
                              ssrc: UInt32, payload: [UInt8]) -> [UInt8] {

@@ -300,6 +300,7 @@ final class RTCPPeer {
         #expect(lsr == RTCPPacket.SenderReport(ssrc: 0, ntpTimestamp: SenderClock.ntp(unixMicros: unix), rtpTimestamp: 0,
                                                packetCount: 0, octetCount: 0).compactNTP, "it echoes our sender report")
         #expect(report[8...11] == [0, 0, 0x51, 0x51], "about the stream's SSRC")
+        #expect(r.summary.rtcpPacketsSent >= 1, "the reports sent back are counted")
     }
 
     /// `--allow-from` applies to RTCP too: a sender report from elsewhere sets no clock.

@@ -135,25 +135,15 @@ public final class RTSPSource: ByteSource {
 
     /// Picks the H.264/H.265 video track of the SDP and its control URL.
     private func readSDP(_ text: String) throws {
-        var header: [String] = []
-        var media: [[String]] = []
-        for line in text.components(separatedBy: .newlines) where !line.isEmpty {
-            if line.hasPrefix("m=") { media.append([line]) } else if media.isEmpty { header.append(line) } else { media[media.count - 1].append(line) }
-        }
-        var chosen: [String]?
-        otherTracks = []
-        for m in media {
-            let d = SessionDescription(text: m.joined(separator: "\n"))
-            if chosen == nil && m[0].hasPrefix("m=video") && d.codec != nil { chosen = m; continue }
-            otherTracks.append(String(m[0].dropFirst(2).split(separator: " ").first ?? "?")
-                               + (m.first { $0.hasPrefix("a=rtpmap:") }.map { " (\($0.split(separator: " ").dropFirst().first ?? ""))" } ?? ""))
-        }
+        let sections = MediaSection.sections(in: text)
+        let chosen = sections.first { $0.media == "video" && $0.description.codec != nil }
+        otherTracks = sections.filter { $0 != chosen }.map { $0.media + ($0.encodingName.map { " (\($0))" } ?? "") }
         guard let chosen else {
             throw SourceError.open("\(label): the server offers no H.264/H.265 video track (\(otherTracks.isEmpty ? "no tracks" : otherTracks.joined(separator: ", ")))")
         }
-        sessionDescription = SessionDescription(text: chosen.joined(separator: "\n"))
+        sessionDescription = chosen.description
         described = true
-        let control = chosen.first { $0.hasPrefix("a=control:") }.map { String($0.dropFirst("a=control:".count)) } ?? "*"
+        let control = chosen.control ?? "*"
         if control.lowercased().hasPrefix("rtsp://") { trackURL = control }
         else if control == "*" { trackURL = baseURL }
         else { trackURL = (baseURL.hasSuffix("/") ? baseURL : baseURL + "/") + control }

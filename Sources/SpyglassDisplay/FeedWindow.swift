@@ -190,7 +190,8 @@ import SpyglassFeed
             display.redraw()
         case .key(let sym)? where sym == Int32(UnicodeScalar("p").value):
             let path = ScreenshotName.path(folder: settings.screenshotFolder, name: pipeline.label)
-            if let why = display.screenshot(path: path) { Log.error("screenshot: \(why)") } else { Log.info("screenshot: \(path)") }
+            // Written off the main thread; the job logs "screenshot: PATH" once the file is there.
+            do { _ = try display.screenshot(path: path) } catch { Log.error("screenshot: \(error)") }
         case .key(let sym)? where sym == Int32(UnicodeScalar("i").value):
             mode = mode == .live ? .none : .live
             showOverlay()

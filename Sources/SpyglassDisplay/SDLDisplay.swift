@@ -499,7 +499,7 @@ public final class SDLDisplay: RoutedWindow {
         if captureReadback && hasPicture { readBack(Int(ow), Int(oh)) }
         if let path = pendingScreenshot {
             pendingScreenshot = nil
-            screenshotResult = savePNG(width: Int(ow), height: Int(oh), path: path)
+            screenshotResult = startPNG(width: Int(ow), height: Int(oh), path: path)
         }
         SDL_RenderPresent(renderer)   // direct mode: draws what is batched on the surface
         if directSurface { SDL_UpdateWindowSurface(window) }
@@ -584,26 +584,28 @@ public final class SDLDisplay: RoutedWindow {
     }
 
     private var pendingScreenshot: String?
-    private var screenshotResult: String?
+    private var screenshotResult: Result<PNGJob, PNGJob.ScreenshotError>?
 
-    /// `p`: the window as drawn now, as a PNG (SDL2_image) at `path`.
-    /// - Returns: nil when written, else why not (one line).
-    public func screenshot(path: String) -> String? {
+    /// `p`: the window as drawn now, copied and written as a PNG (SDL2_image) at `path` on a
+    /// thread of its own (``PNGJob``), so that the live picture goes on meanwhile.
+    /// - Returns: the write under way (``PNGJob/wait()`` to wait for the file).
+    /// - Throws: ``PNGJob/ScreenshotError`` when the window could not be read back.
+    public func screenshot(path: String) throws -> PNGJob {
         pendingScreenshot = path
-        screenshotResult = "no picture drawn"
+        screenshotResult = nil
         redraw()
-        return screenshotResult
+        return try (screenshotResult ?? .failure(PNGJob.ScreenshotError(description: "\(path): no picture drawn"))).get()
     }
 
-    /// Reads the drawn window back (before it is presented) and writes it as a PNG.
-    private func savePNG(width w: Int, height h: Int, path: String) -> String? {
-        guard w > 0, h > 0, let copy = SDL_CreateRGBSurfaceWithFormat(0, Int32(w), Int32(h), 24, SDL_PIXELFORMAT_RGB24.rawValue) else {
-            return String(cString: SDL_GetError())
+    /// Reads the drawn window back (before it is presented) and starts writing it as a PNG.
+    private func startPNG(width w: Int, height h: Int, path: String) -> Result<PNGJob, PNGJob.ScreenshotError> {
+        guard w > 0, h > 0 else { return .failure(PNGJob.ScreenshotError(description: "\(path): the window has no size")) }
+        var rgb = [UInt8](repeating: 0, count: w * h * 3)
+        let rc = rgb.withUnsafeMutableBytes {
+            SDL_RenderReadPixels(renderer, nil, SDL_PIXELFORMAT_RGB24.rawValue, $0.baseAddress, Int32(w * 3))
         }
-        defer { SDL_FreeSurface(copy) }
-        guard SDL_RenderReadPixels(renderer, nil, SDL_PIXELFORMAT_RGB24.rawValue, copy.pointee.pixels, copy.pointee.pitch) == 0,
-              IMG_SavePNG(copy, path) == 0 else { return "\(path): \(String(cString: SDL_GetError()))" }
-        return nil
+        guard rc == 0 else { return .failure(PNGJob.ScreenshotError(description: "\(path): \(String(cString: SDL_GetError()))")) }
+        return .success(PNGJob(rgb: rgb, width: w, height: h, path: path))
     }
 
     private func readBack(_ w: Int, _ h: Int) {

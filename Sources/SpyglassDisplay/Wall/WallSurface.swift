@@ -180,12 +180,12 @@ final class WallSurface: RoutedWindow {
         return out
     }
 
-    /// Writes `rect` of the window as a PNG file (SDL2_image).
-    /// - Throws: ``SDLDisplay/DisplayError`` when the picture cannot be copied or written.
-    func savePNG(_ rect: PixelRect, path: String) throws {
-        guard let copy = copySurface(rect) else { throw SDLDisplay.DisplayError.sdl(String(cString: SDL_GetError())) }
-        defer { SDL_FreeSurface(copy) }
-        guard IMG_SavePNG(copy, path) == 0 else { throw SDLDisplay.DisplayError.sdl("\(path): \(String(cString: SDL_GetError()))") }
+    /// Copies `rect` of the window and starts writing it as a PNG file off the main thread.
+    /// - Returns: the write under way (``PNGJob``).
+    /// - Throws: ``PNGJob/ScreenshotError`` when the window cannot be read.
+    func startPNG(_ rect: PixelRect, path: String) throws -> PNGJob {
+        guard let pixels = rgb(of: rect) else { throw PNGJob.ScreenshotError(description: "\(path): \(String(cString: SDL_GetError()))") }
+        return PNGJob(rgb: pixels, width: rect.width, height: rect.height, path: path)
     }
 
     /// A new RGB24 surface holding `rect` of the window.

@@ -42,8 +42,8 @@ public final class WallWindow {
     public private(set) var view: WallView
     /// The window was asked to close.
     public private(set) var quitRequested = false
-    /// The path of the last screenshot written with `p`.
-    public private(set) var lastScreenshot: String?
+    /// The last screenshot asked for with `p`, being written or written (``PNGJob/path``).
+    public private(set) var lastScreenshot: PNGJob?
     /// How many times each feed's tile has been drawn and presented (by feed index).
     public private(set) var tileDraws: [Int]
     /// How many of those draws took the picture shrunk on the feed's own thread (``TilePrescaler``).
@@ -207,15 +207,14 @@ public final class WallWindow {
         if t != title { surface.setTitle(t); title = t }
     }
 
-    /// `p`: the window (the focused feed when one is focused) as a PNG named with the feed and time.
-    private func screenshot() -> String? {
+    /// `p`: the window (the focused feed when one is focused) as a PNG named with the feed and
+    /// time, written off the main thread (the job logs "screenshot: PATH" once it is there).
+    private func screenshot() -> PNGJob? {
         let who = view.focus.map { tiles[$0].feed.name } ?? "wall"
         let path = ScreenshotName.path(folder: settings.screenshotFolder, name: who)
         let s = surface.size
         do {
-            try surface.savePNG(PixelRect(x: 0, y: 0, width: s.width, height: s.height), path: path)
-            Log.info("screenshot: \(path)")
-            return path
+            return try surface.startPNG(PixelRect(x: 0, y: 0, width: s.width, height: s.height), path: path)
         } catch {
             Log.error("screenshot: \(error)")
             return nil

@@ -185,6 +185,7 @@ import SpyglassDisplay
         startFeeds()
         window.run()
         feed.wakeTarget.aim(at: nil)
+        PNGJob.waitForAll()   // a screenshot asked for just before quitting is still written
         if let path = options.snapshotPath { feed.snapshotFailed = !Snapshot.write(display, path: path) }
     }
 
@@ -215,6 +216,7 @@ import SpyglassDisplay
         startFeeds()
         wall.run()
         for f in feeds { f.wakeTarget.aim(at: nil) }
+        PNGJob.waitForAll()
     }
 
     /// Ctrl-C and SIGTERM stop every feed cleanly: the summaries are still printed and written.

@@ -76,7 +76,7 @@ struct WindowRoutingTests {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             let path = ScreenshotName.path(folder: dir, name: "udp://:5600")
             #expect(path.hasPrefix("\(dir)/spyglass-udp-5600-") && path.hasSuffix("Z.png"), "\(path)")
-            #expect(a.screenshot(path: path) == nil)
+            try a.screenshot(path: path).wait()
             let png = try #require(IMG_Load(path), "the PNG decodes: \(String(cString: SDL_GetError()))")
             defer { SDL_FreeSurface(png) }
             #expect(png.pointee.w == 320 && png.pointee.h == 180)
@@ -88,6 +88,35 @@ struct WindowRoutingTests {
             for k in 0..<bpp { value |= UInt32(pixel[k]) << (8 * UInt32(k)) }
             SDL_GetRGB(value, png.pointee.format, &r, &g, &b)
             #expect((r, g, b) == (32, 36, 44), "\((r, g, b))")
+        }
+    }
+
+    /// Issue 18: `p` froze the live picture while SDL2_image wrote the PNG on the main thread
+    /// (2.6–3.6 s for 1920x1080). The PNG goes to a FIFO nobody reads yet, so its write cannot end:
+    /// on the main thread this test would never get past `screenshot`. It does, and the window
+    /// draws again, while the write waits; once the FIFO is read, the PNG arrives whole.
+    @Test("p writes the PNG off the main thread: the window draws on while the file is written")
+    func aScreenshotDoesNotHoldTheWindow() throws {
+        try withTwoWindows { a, _ in
+            a.showMessage(["Waiting for video…"])
+            let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("shot-\(getpid())-\(UUID().uuidString).png").path
+            try #require(mkfifo(fifo, 0o600) == 0, "mkfifo: \(String(cString: strerror(errno)))")
+            defer { unlink(fifo) }
+            let job = try a.screenshot(path: fifo)
+            a.showMessage(["Drawn while the PNG is written"])   // the main thread is free
+            let fd = open(fifo, O_RDONLY)
+            try #require(fd >= 0)
+            var png: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                png += chunk[..<n]
+            }
+            close(fd)
+            try job.wait()
+            #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "a PNG signature")
+            #expect(png.count > 100)
         }
     }
 

@@ -219,7 +219,9 @@ struct WallWindowTests {
         try withWall { rig in
             #expect(rig.step { (0..<4).allSatisfy { rig.centre(of: $0, shows: Self.colours[$0].rgb) } })
             rig.wall.apply(.key(WallView.Key.screenshot))
-            let path = try #require(rig.wall.lastScreenshot, "a screenshot was written")
+            let job = try #require(rig.wall.lastScreenshot, "a screenshot was started")
+            try job.wait()
+            let path = job.path
             defer { unlink(path) }
             let window = try #require(rig.wall.rgb(of: PixelRect(x: 0, y: 0, width: 640, height: 360)))
             #expect(path.hasSuffix(".png") && path.contains("spyglass-wall-"))
@@ -228,7 +230,9 @@ struct WallWindowTests {
             #expect(png.rgb == window, "the PNG's pixels are the window's")
             rig.wall.apply(.key(WallView.Key.one + 1))
             rig.wall.apply(.key(WallView.Key.screenshot))
-            let focused = try #require(rig.wall.lastScreenshot)
+            let focusedJob = try #require(rig.wall.lastScreenshot)
+            try focusedJob.wait()
+            let focused = focusedJob.path
             defer { unlink(focused) }
             #expect(focused.contains("spyglass-lime-"), "named with the focused feed: \(focused)")
         }

@@ -41,7 +41,9 @@ final class FeedLoop {
     /// Why the input cannot be read, once a stage refused it: the feed fails with it.
     private var refused: String?
     private var live = false
-    private var lastDataMicros = MonotonicClock.nowMicros()
+    private var lastDataMicros: UInt64
+    /// The feed's clock: monotonic, or a manual one in tests.
+    private let clock: any FeedClock
     /// When the loop started reading, µs; and whether the source was asked why nothing came.
     private var runStartMicros: UInt64 = 0
     private var silenceDiagnosed = false
@@ -55,7 +57,7 @@ final class FeedLoop {
     /// ``repairBudgetMax``, so that a sender (or a flood) that seems to continue cut units all the
     /// time cannot keep the decoder re-decoding.
     private var repairBudget = Double(FeedLoop.repairBudgetMax)
-    private var repairBudgetMicros = MonotonicClock.nowMicros()
+    private var repairBudgetMicros: UInt64
     static let repairBudgetMax = 600
     static let repairRefillPerSecond = 60.0
     private var stageEvents: [AccessUnitStage.Event] = []
@@ -63,8 +65,11 @@ final class FeedLoop {
     static let pollMicros = 50_000
 
     init(source: ByteSource, options: ReceiverOptions, sink: any FrameSink, decoderFactory: @escaping DecoderFactory,
-         observers: FeedObservers, metrics: MetricsRegistry, stop: StopFlag, status: FeedStatus) {
+         observers: FeedObservers, metrics: MetricsRegistry, stop: StopFlag, status: FeedStatus, clock: any FeedClock) {
         self.source = source
+        self.clock = clock
+        lastDataMicros = clock.nowMicros()
+        repairBudgetMicros = lastDataMicros
         var options = options
         // An RTSP camera's SDP (payload type, codec, sprop parameter sets), unless --sdp overrides it.
         followsAnnouncedSession = options.sdp == nil
@@ -89,7 +94,7 @@ final class FeedLoop {
     func run() throws {
         var buffer = [UInt8](repeating: 0, count: UDPSource.maxDatagramBytes + 1)
         var lastPublishMicros: UInt64 = 0
-        runStartMicros = MonotonicClock.nowMicros()
+        runStartMicros = clock.nowMicros()
         defer {
             publish()
             observers.end?(stage.parameterSets)
@@ -97,7 +102,7 @@ final class FeedLoop {
         loop: while !stop.isSet && !reachedFrameLimit {
             let timeout = depacketizer.pollTimeoutMicros(default: Self.pollMicros)
             let read = try buffer.withUnsafeMutableBytes { try source.read(into: $0, timeoutMicros: timeout) }
-            let now = MonotonicClock.nowMicros()
+            let now = clock.nowMicros()
             switch read {
             case .data(let count, let arrival, let truncated):
                 take(buffer, count: count, arrivalMicros: arrival, truncated: truncated)
@@ -232,7 +237,7 @@ final class FeedLoop {
             return
         }
         let verdict = gate.admit(au, parameterSetsReady: !store.sps.isEmpty && !store.pps.isEmpty,
-                                 streamFrameRate: store.latestFormat?.frameRate, nowMicros: MonotonicClock.nowMicros())
+                                 streamFrameRate: store.latestFormat?.frameRate, nowMicros: clock.nowMicros())
         for line in gate.takeNotes() { Log.info(line) }
         switch verdict {
         case .skip(.waitingForParameterSets(first: true)):
@@ -247,8 +252,8 @@ final class FeedLoop {
             break
         case .hold(let au, let release):
             // Sleep in short steps so that a stop (Ctrl-C, q) is never held up by the pace.
-            while !stop.isSet && MonotonicClock.nowMicros() < release {
-                MonotonicClock.sleep(untilMicros: min(release, MonotonicClock.nowMicros() + 50_000))
+            while !stop.isSet && clock.nowMicros() < release {
+                clock.sleep(untilMicros: min(release, clock.nowMicros() + 50_000))
             }
             if !stop.isSet { decode(au, store, original: original) }
         case .decode(let au):
@@ -283,7 +288,7 @@ final class FeedLoop {
     private func decodePerNAL(_ unit: NALUnit) {
         guard let decoder, let codec = stage.codec, !reachedFrameLimit, let unit = unit.parsed(as: codec),
               let header = unit.header else { return }
-        guard gate.admit(unit: unit, nowMicros: MonotonicClock.nowMicros()) else { return }
+        guard gate.admit(unit: unit, nowMicros: clock.nowMicros()) else { return }
         let capture = header.kind == .sei ? SEIFacts(unit: unit.bytes, codec: codec)?.captureWallMicros : nil
         // The unit belongs to the access unit in progress, whose index is the next one out.
         decoder.decode(unit: unit, accessUnitIndex: stage.nextIndex, isParameterSet: header.isParameterSet,
@@ -334,7 +339,7 @@ final class FeedLoop {
 
     /// Takes `count` access units from the repair budget (refilled first); false when it has not that many.
     private func takeRepairBudget(_ count: Int) -> Bool {
-        let now = MonotonicClock.nowMicros()
+        let now = clock.nowMicros()
         repairBudget = min(Double(Self.repairBudgetMax), repairBudget + Double(now - repairBudgetMicros) / 1e6 * Self.repairRefillPerSecond)
         repairBudgetMicros = now
         guard Double(count) <= repairBudget else { return false }
@@ -414,7 +419,7 @@ final class FeedLoop {
             Log.error("\(error)")
             stop.set()
         }
-        gate.restart(atMicros: MonotonicClock.nowMicros())
+        gate.restart(atMicros: clock.nowMicros())
         threadsChosen = false
         metrics.setFormat(codec: codec.displayName, format: nil)
         status.codec(codec.displayName)
@@ -470,7 +475,7 @@ final class FeedLoop {
         repairBuffer.reset()
         try? decoder?.reset(parameterSets: stage.parameterSets?.allUnits ?? [])
         decoderSawDamage = false
-        gate.restart(atMicros: MonotonicClock.nowMicros())
+        gate.restart(atMicros: clock.nowMicros())
         live = false
         status.set(.waitingForPicture)
     }
@@ -503,7 +508,7 @@ final class FeedLoop {
 
     private func endOfInput() {
         route()
-        let now = MonotonicClock.nowMicros()
+        let now = clock.nowMicros()
         if reachedFrameLimit {
             // Decoded already (per NAL) or not needed: close it so that the counts agree.
             stage.end(by: .endOfStream, atMicros: now, minimumSlices: nil) { stageEvents.append($0) }

@@ -32,7 +32,8 @@ public final class Pipeline: Sendable {
     private let handOver: Mutex<FeedLoop?>
     private let datagramSource: Bool
     private let countsAre: String
-    private let started = MonotonicClock.nowMicros()
+    private let started: UInt64
+    private let clock: any FeedClock
 
     /// - Parameters:
     ///   - id: the feed's number, from 1.
@@ -43,19 +44,22 @@ public final class Pipeline: Sendable {
     ///   - decoderFactory: builds decoders (libavcodec's ``VideoDecoder`` by default).
     ///   - observers: probes of access units and datagrams (``FeedObservers``).
     ///   - onEvent: state and codec changes, called on the pipeline's thread.
+    ///   - clock: the feed's clock (the monotonic one; a ``ManualClock`` with a ``MemorySource`` in tests).
     public init(id: Int, source: sending ByteSource, options: ReceiverOptions, metrics: MetricsRegistry = MetricsRegistry(),
                 sink: sending any FrameSink,
                 decoderFactory: sending @escaping DecoderFactory = { try VideoDecoder(codec: $0, threads: $1, perNAL: $2) },
                 observers: sending FeedObservers = FeedObservers(),
-                onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }) {
+                onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }, clock: any FeedClock = SystemClock()) {
         self.id = id
+        self.clock = clock
+        started = clock.nowMicros()
         self.metrics = metrics
         label = source.label
         datagramSource = source.deliversDatagrams
         countsAre = source.countsAre
         status = FeedStatus(onEvent: onEvent)
         let loop = FeedLoop(source: source, options: options, sink: sink, decoderFactory: decoderFactory,
-                            observers: observers, metrics: metrics, stop: stopFlag, status: status)
+                            observers: observers, metrics: metrics, stop: stopFlag, status: status, clock: clock)
         handOver = Mutex(loop)
     }
 
@@ -121,7 +125,7 @@ public final class Pipeline: Sendable {
     /// The numbers so far, as the summary line and `--summary` JSON show them.
     public var summary: FeedSummary {
         FeedSummary(source: label, datagramSource: datagramSource, countsAre: countsAre, snapshot: metrics.snapshot(),
-                    durationSeconds: Double(MonotonicClock.nowMicros() - started) / 1e6)
+                    durationSeconds: Double(clock.nowMicros() - started) / 1e6)
     }
 }
 

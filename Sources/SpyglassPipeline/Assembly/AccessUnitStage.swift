@@ -83,7 +83,7 @@ public struct AccessUnitStage {
             start(codec, detected: forcedCodec == nil, emit: emit)
         }
         if forcedCodec == nil, let other = CodecDetector.decisive(unit.bytes), let current = assembler?.codec, other != current {
-            switchCodec(to: other, emit: emit)
+            switchCodec(to: other, atMicros: unit.firstByteMicros, emit: emit)
         }
         assemble(unit, emit: emit)
     }
@@ -181,10 +181,12 @@ public struct AccessUnitStage {
         for u in held.take() { assemble(u, emit: emit) }
     }
 
-    private mutating func switchCodec(to codec: VideoCodec, emit: (Event) -> Void) {
+    /// - Parameter atMicros: when the switch became known: the first byte of the other codec's
+    ///   parameter set (monotonic µs). A pure value reads no clock.
+    private mutating func switchCodec(to codec: VideoCodec, atMicros: UInt64, emit: (Event) -> Void) {
         guard let old = assembler?.codec else { return }
         // Finish the old stream's last picture, keep its counts, then start clean.
-        if let au = assembler?.flush(atMicros: MonotonicClock.nowMicros(), reason: .endOfStream),
+        if let au = assembler?.flush(atMicros: atMicros, reason: .endOfStream),
            let sets = assembler?.parameterSets {
             emit(.accessUnit(au, sets))
         }

@@ -80,7 +80,7 @@ public struct AnnexBDepacketizer: Depacketizer {
             // access unit too once it has the slices the last pictures had.
             if scanner.flush(atMicros: arrivalMicros, reason: .idle, emit: { emit(.unit($0)) }) { awaitingFlushVerdict = true }
             if let slices = policy.slicesPerPicture {
-                emit(.accessUnitEnd(.burstEnd, atMicros: MonotonicClock.nowMicros(), minimumSlices: slices))
+                emit(.accessUnitEnd(.burstEnd, atMicros: arrivalMicros, minimumSlices: slices))
             }
         }
     }

@@ -67,9 +67,11 @@ final class Harness: Sendable {
     let pipeline: Pipeline
     private let collected = CollectSink()
 
-    init(source: sending ByteSource, options: ReceiverOptions, observers: sending FeedObservers = FeedObservers()) {
+    /// - Parameter clock: the feed's clock (a ``ManualClock`` with a ``MemorySource``).
+    init(source: sending ByteSource, options: ReceiverOptions, observers: sending FeedObservers = FeedObservers(),
+         clock: any FeedClock = SystemClock()) {
         VideoDecoder.setLibraryLogging(verbose: false)
-        pipeline = Pipeline(id: 1, source: source, options: options, sink: collected, observers: observers)
+        pipeline = Pipeline(id: 1, source: source, options: options, sink: collected, observers: observers, clock: clock)
     }
 
     /// The error that ended the run, if any.

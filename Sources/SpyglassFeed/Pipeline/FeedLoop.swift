@@ -463,7 +463,7 @@ final class FeedLoop {
 
     private func replaceDecoder(with d: any VideoDecoding) {
         publish()
-        metrics.retire(group: "decoder")
+        metrics.retire(group: .decoder)
         decoder = d
     }
 
@@ -484,7 +484,7 @@ final class FeedLoop {
     /// framing of the last sender's carries over to it (its counts stay in the totals).
     private func newDepacketizer() {
         publish()
-        metrics.retire(group: "depacketizer")
+        metrics.retire(group: .depacketizer)
         depacketizer = AutoDepacketizer(settings: options.depacketizer, datagrams: source.deliversDatagrams, idleFlushMicros: idleFlushMicros)
     }
 
@@ -528,15 +528,15 @@ final class FeedLoop {
 
     private func publish() {
         let s = source.counters
-        metrics.publish(group: "source", [.datagrams: s.datagrams, .bytes: s.bytes, .emptyDatagrams: s.emptyDatagrams,
+        metrics.publish(group: .source, [.datagrams: s.datagrams, .bytes: s.bytes, .emptyDatagrams: s.emptyDatagrams,
                                           .truncatedDatagrams: s.truncatedDatagrams, .connections: s.connections,
                                           .disallowed: s.disallowed, .otherSender: s.otherSender, .senderTakeovers: s.senderTakeovers, .malformedRTCP: s.notRTCP])
         if let l = s.srt { publishSRT(l) }
-        metrics.publish(group: "depacketizer", depacketizer.counts)
-        metrics.publish(group: "assembly", stage.counts)
-        metrics.publish(group: "gate", gate.counts)
+        metrics.publish(group: .depacketizer, depacketizer.counts)
+        metrics.publish(group: .assembly, stage.counts)
+        metrics.publish(group: .gate, gate.counts)
         if let d = decoder {
-            metrics.publish(group: "decoder", [.decodeErrors: d.counters.decodeErrors, .concealedFrames: d.counters.concealedFrames,
+            metrics.publish(group: .decoder, [.decodeErrors: d.counters.decodeErrors, .concealedFrames: d.counters.concealedFrames,
                                                .decoderOpens: d.counters.opens])
         }
         if let f = stage.parameterSets?.latestFormat { metrics.setFormat(codec: nil, format: "\(f.codec.displayName) \(f)") }
@@ -545,7 +545,7 @@ final class FeedLoop {
 
     /// SRT's statistics: its counts, and its drops (too late to play: their bytes never come) as loss.
     private func publishSRT(_ l: SRTStatistics) {
-        metrics.publish(group: "srt", [.srtPacketsLost: l.packetsLost, .srtPacketsRetransmitted: l.packetsRetransmittedReceived,
+        metrics.publish(group: .srt, [.srtPacketsLost: l.packetsLost, .srtPacketsRetransmitted: l.packetsRetransmittedReceived,
                                        .srtPacketsDropped: l.packetsDroppedReceiving, .packetsLost: l.packetsDroppedReceiving])
         metrics.setSRT(l)
     }

@@ -43,7 +43,7 @@ public final class MetricsRegistry: Sendable {
     private struct State {
         var added: [Metric: Int] = [:]
         var retired: [Metric: Int] = [:]
-        var live: [String: [Metric: Int]] = [:]
+        var live: [Group: [Metric: Int]] = [:]
         var stages: [Stage: Histogram] = [:]
         var codec: String?
         var format: String?
@@ -66,14 +66,19 @@ public final class MetricsRegistry: Sendable {
         state.withLock { $0.added[m, default: 0] += n }
     }
 
+    /// A stage that counts for itself and publishes its running totals.
+    public enum Group: Hashable, Sendable {
+        case source, depacketizer, assembly, gate, decoder, srt
+    }
+
     /// Sets the running totals of a stage that counts for itself (each value only grows while
     /// the stage lives).
-    public func publish(group: String, _ counts: [Metric: Int]) {
+    public func publish(group: Group, _ counts: [Metric: Int]) {
         state.withLock { $0.live[group] = counts }
     }
 
     /// The stage publishing under `group` is being replaced: what it counted stays in the totals.
-    public func retire(group: String) {
+    public func retire(group: Group) {
         state.withLock { s in
             guard let last = s.live.removeValue(forKey: group) else { return }
             for (m, v) in last { s.retired[m, default: 0] += v }

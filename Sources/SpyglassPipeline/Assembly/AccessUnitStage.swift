@@ -16,6 +16,15 @@
 import SpyglassBitstream
 import SpyglassTransport
 public struct AccessUnitStage {
+    /// Who named a codec before the stream's parameter sets did.
+    public enum CodecNamer: String, Sendable, CustomStringConvertible {
+        /// `--codec`: authoritative.
+        case option = "--codec"
+        /// An SDP's `a=rtpmap` (`--sdp`, or an RTSP server's DESCRIBE): a hint.
+        case sdp = "the SDP"
+        public var description: String { rawValue }
+    }
+
     /// What the stage decided or produced.
     public enum Event {
         /// A complete access unit, with the parameter sets in force when it completed.
@@ -32,7 +41,7 @@ public struct AccessUnitStage {
         /// The codec `by` named ("the SDP", "--codec") is not the stream's: a parameter set of
         /// `stream` came. `following`: the stage decodes `stream` (an SDP is a hint), or keeps
         /// `named` (`--codec` is authoritative). At most once per run.
-        case codecMismatch(named: VideoCodec, by: String, stream: VideoCodec, following: Bool)
+        case codecMismatch(named: VideoCodec, by: CodecNamer, stream: VideoCodec, following: Bool)
     }
 
     private let forcedCodec: VideoCodec?
@@ -73,7 +82,7 @@ public struct AccessUnitStage {
     public mutating func push(_ unit: NALUnit, codecHint: VideoCodec?, emit: (Event) -> Void) {
         if let forced = forcedCodec, !mismatchSaid, let other = CodecDetector.decisive(unit.bytes), other != forced {
             mismatchSaid = true
-            emit(.codecMismatch(named: forced, by: "--codec", stream: other, following: false))
+            emit(.codecMismatch(named: forced, by: .option, stream: other, following: false))
         }
         if assembler == nil {
             guard let codec = forcedCodec ?? codecHint ?? sdp?.codec ?? detector.observe(unit.bytes) else {
@@ -176,7 +185,7 @@ public struct AccessUnitStage {
         emit(.codecChosen(codec, detected: detected))
         if forcedCodec == nil, let named = sdp?.codec, named != codec, !mismatchSaid {
             mismatchSaid = true
-            emit(.codecMismatch(named: named, by: "the SDP", stream: codec, following: true))
+            emit(.codecMismatch(named: named, by: .sdp, stream: codec, following: true))
         }
         for u in held.take() { assemble(u, emit: emit) }
     }

@@ -210,7 +210,7 @@ import Testing
     @Test @MainActor func theSummaryAndTheOverlayShowSSRCChanges() {
         let m = MetricsRegistry()
         m.setTransport(.rtp)
-        m.publish(group: "depacketizer", [.rtpPackets: 40, .ssrcChanges: 39, .packetsReordered: 0, .strayPackets: 7])
+        m.publish(group: .depacketizer, [.rtpPackets: 40, .ssrcChanges: 39, .packetsReordered: 0, .strayPackets: 7])
         let s = FeedSummary(source: "udp://:5600", datagramSource: true, snapshot: m.snapshot(), durationSeconds: 1)
         #expect(s.ssrcChanges == 39)
         #expect(s.datagramsReordered == 0)

@@ -8,10 +8,10 @@ import TestSupport
     /// A stage replaced mid-run (codec switch, decoder swap): what it counted stays in the total.
     @Test func countersNeverGoBackwardsWhenAStageIsReplaced() {
         let m = MetricsRegistry()
-        m.publish(group: "decoder", [.decodeErrors: 3])
+        m.publish(group: .decoder, [.decodeErrors: 3])
         #expect(m.snapshot()[.decodeErrors] == 3)
-        m.retire(group: "decoder")
-        m.publish(group: "decoder", [.decodeErrors: 1])   // the new decoder counts from 0
+        m.retire(group: .decoder)
+        m.publish(group: .decoder, [.decodeErrors: 1])   // the new decoder counts from 0
         #expect(m.snapshot()[.decodeErrors] == 4)
         m.add(.decodeErrors, 2)
         #expect(m.snapshot()[.decodeErrors] == 6)

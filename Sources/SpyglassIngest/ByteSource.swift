@@ -78,6 +78,10 @@ public protocol ByteSource: AnyObject {
     func close()
     /// True when each read is one datagram (UDP): RTP can be detected and depacketized.
     var deliversDatagrams: Bool { get }
+    /// True when a gap in the input means the sender paused, so that an idle gap ends the
+    /// picture in progress: every real-time source, and a pipe or socket another program writes
+    /// live (stdin, a named FIFO), though those are paced like files. False for files.
+    var idleGapsEndPictures: Bool { get }
     /// What one read is, for the summary and probe: "datagrams" (UDP), "packets" (an RTSP
     /// camera's RTP and RTCP over UDP or interleaved on TCP, a packet capture's), or "reads"
     /// (a byte stream: TCP, SRT, a pipe, a file).
@@ -106,6 +110,7 @@ public protocol ByteSource: AnyObject {
 
 extension ByteSource {
     public var deliversDatagrams: Bool { false }
+    public var idleGapsEndPictures: Bool { deliversInRealTime }
     public var countsAre: String { deliversDatagrams ? "datagrams" : "reads" }
     public func silenceDiagnosis(silentMicros: UInt64) -> String? { nil }
     public var acceptsNextSender: Bool { false }

@@ -48,6 +48,15 @@ public final class StreamFDSource: ByteSource {
         StreamFDSource(fd: 0, label: "stdin", deliversInRealTime: false, ownsFD: false)
     }
 
+    /// A pipe or a socket (stdin from another program, a named FIFO) is written live: its idle
+    /// gaps end pictures. A regular file's never do.
+    public var idleGapsEndPictures: Bool {
+        guard !deliversInRealTime else { return true }
+        var st = stat()
+        guard fd >= 0, fstat(fd, &st) == 0 else { return false }
+        return (st.st_mode & S_IFMT) == S_IFIFO || (st.st_mode & S_IFMT) == S_IFSOCK
+    }
+
     public func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent {
         guard fd >= 0 else { return .end }
         if !waitReadable(fd, timeoutMicros: timeoutMicros) { return .timeout }

@@ -53,13 +53,8 @@ final class FeedLoop {
     private var events: [DepacketizerEvent] = []
     /// Access units since the last IDR/IRAP, for repairing a unit found cut after its picture.
     private var repairBuffer = RepairBuffer()
-    /// Access units that repairs may decode again: refilled at ``repairRefillPerSecond`` up to
-    /// ``repairBudgetMax``, so that a sender (or a flood) that seems to continue cut units all the
-    /// time cannot keep the decoder re-decoding.
-    private var repairBudget = Double(FeedLoop.repairBudgetMax)
-    private var repairBudgetMicros: UInt64
-    static let repairBudgetMax = 600
-    static let repairRefillPerSecond = 60.0
+    /// Access units that repairs may decode again (``RepairBudget``).
+    private var repairBudget: RepairBudget
     private var stageEvents: [AccessUnitStage.Event] = []
     /// How often a quiet source is polled (stop flag, no-data timeout, metrics), µs.
     static let pollMicros = 50_000
@@ -69,7 +64,7 @@ final class FeedLoop {
         self.source = source
         self.clock = clock
         lastDataMicros = clock.nowMicros()
-        repairBudgetMicros = lastDataMicros
+        repairBudget = RepairBudget(nowMicros: lastDataMicros)
         var options = options
         // An RTSP camera's SDP (payload type, codec, sprop parameter sets), unless --sdp overrides it.
         followsAnnouncedSession = options.sdp == nil
@@ -82,8 +77,7 @@ final class FeedLoop {
         self.stop = stop
         self.status = status
         let paced = !source.deliversInRealTime && !options.untimed
-        // A pipe is fed live by another program: its idle gaps end pictures too. A file's never do.
-        idleFlushMicros = source.deliversInRealTime || Self.isPipe(source) ? options.idleFlushMicros : 0
+        idleFlushMicros = source.idleGapsEndPictures ? options.idleFlushMicros : 0
         depacketizer = AutoDepacketizer(settings: options.depacketizer, datagrams: source.deliversDatagrams, idleFlushMicros: idleFlushMicros)
         stage = AccessUnitStage(settings: options.assembly)
         gate = DecodeGate(joinTimeoutMicros: options.joinTimeoutMicros, pacing: paced ? .paced(fps: options.fps) : .live)
@@ -329,23 +323,14 @@ final class FeedLoop {
     @discardableResult
     private func decodeAgain(_ replacement: RepairBuffer.Replacement, _ store: ParameterSetStore, what: String) -> Bool {
         observers.accessUnitRepaired?(replacement.repaired, store)
-        guard takeRepairBudget(replacement.accessUnits.count) else {
+        guard repairBudget.take(replacement.accessUnits.count, nowMicros: clock.nowMicros()) else {
             metrics.add(.repairsFailed)
-            Log.info("\(what) came whole, but repairs have decoded too much again lately (\(Self.repairRefillPerSecond) access units a second at most): it stays marked damaged until a clean IDR/IRAP")
+            Log.info("\(what) came whole, but repairs have decoded too much again lately (\(Int(RepairBudget.refillPerSecond)) access units a second at most): it stays marked damaged until a clean IDR/IRAP")
             return false
         }
         return redecode(replacement.accessUnits, store, what: what)
     }
 
-    /// Takes `count` access units from the repair budget (refilled first); false when it has not that many.
-    private func takeRepairBudget(_ count: Int) -> Bool {
-        let now = clock.nowMicros()
-        repairBudget = min(Double(Self.repairBudgetMax), repairBudget + Double(now - repairBudgetMicros) / 1e6 * Self.repairRefillPerSecond)
-        repairBudgetMicros = now
-        guard Double(count) <= repairBudget else { return false }
-        repairBudget -= Double(count)
-        return true
-    }
 
     /// Decodes `aus` (from an IDR/IRAP) again on a reopened decoder; only the newest picture is shown.
     private func redecode(_ aus: [AccessUnit], _ store: ParameterSetStore, what: String) -> Bool {
@@ -548,11 +533,5 @@ final class FeedLoop {
         metrics.publish(group: .srt, [.srtPacketsLost: l.packetsLost, .srtPacketsRetransmitted: l.packetsRetransmittedReceived,
                                        .srtPacketsDropped: l.packetsDroppedReceiving, .packetsLost: l.packetsDroppedReceiving])
         metrics.setSRT(l)
-    }
-
-    private static func isPipe(_ s: ByteSource) -> Bool {
-        guard s.label == "stdin" else { return false }
-        var st = stat()
-        return fstat(0, &st) == 0 && ((st.st_mode & S_IFMT) == S_IFIFO || (st.st_mode & S_IFMT) == S_IFSOCK)
     }
 }

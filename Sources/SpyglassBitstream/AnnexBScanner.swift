@@ -155,18 +155,24 @@ public struct AnnexBScanner {
     ///   tell: a start code proves the flush clean, anything else reports a cut).
     @discardableResult
     public mutating func flush(atMicros: UInt64, reason: FlushReason, emit: (NALUnit) -> Void) -> Bool {
-        let hadUnit = inUnit && !pending.isEmpty
         // Trailing zeros may be the beginning of the next start code: keep counting them,
         // but they never belong to this unit (§7.4.1: a NAL unit does not end in 0x00).
         var strip = 0
         while strip < pending.count && pending[pending.count - 1 - strip] == 0 { strip += 1 }
+        if reason == .idle && inUnit && !skipping && !Self.canEnd(pending.prefix(pending.count - strip)) {
+            // Too little of the unit to be a unit: only a start code, or half of an H.265 NAL
+            // unit header. Nothing is ended; the rest comes after the pause (a cut here could
+            // not be repaired: a unit that cannot be parsed is dropped, not put right).
+            return false
+        }
+        let hadUnit = inUnit && pending.count > strip
         pending.removeLast(strip)
-        if hadUnit && reason == .idle && !pending.isEmpty {
+        if hadUnit && reason == .idle {
             counters.idleFlushes += 1
             afterIdleFlush = true
             lastIdleFlushedUnitEnd = lastByteMicros
         }
-        let closedIdle = hadUnit && reason == .idle && !pending.isEmpty
+        let closedIdle = hadUnit && reason == .idle
         let unit = finishUnit(emit: emit)
         flushed = nil
         zerosSinceFlush = 0
@@ -177,6 +183,13 @@ public struct AnnexBScanner {
         skipping = false
         if reason == .endOfStream { zeroRun = 0 }
         return closedIdle
+    }
+
+    /// Whether the bytes so far can be a whole NAL unit, so that an idle flush may end it: at
+    /// least two bytes (an H.265 NAL unit header, ITU-T H.265 §7.3.1.2), or the one byte of an
+    /// H.264 end of sequence or end of stream (0x0A, 0x0B: ITU-T H.264 §7.3.1, Table 7-1).
+    static func canEnd(_ unit: ArraySlice<UInt8>) -> Bool {
+        unit.count >= 2 || (unit.count == 1 && (unit.first == 0x0A || unit.first == 0x0B))
     }
 
     // MARK: - private

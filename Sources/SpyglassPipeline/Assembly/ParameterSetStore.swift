@@ -145,12 +145,17 @@ public struct SliceInfo {
 
     /// True only when this slice is known to belong to `previous`'s picture and not to begin
     /// it: H.264 `first_mb_in_slice` > 0 with the §7.4.1.2.4 fields equal; H.265
-    /// `first_slice_segment_in_pic_flag` = 0 (§7.4.7.1). False when either header is unreadable.
+    /// `first_slice_segment_in_pic_flag` = 0 (§7.4.7.1). False when this slice's header is
+    /// unreadable; when only `previous`'s is (an idle flush cut it inside its header), this
+    /// slice's own first-slice field decides, as in ``startsNewPicture(after:)``.
     public func continuesPicture(of previous: SliceInfo) -> Bool {
-        if let cur = h264, let prev = previous.h264 {
+        if let cur = h264 {
+            // As in startsNewPicture: when the slice before could not be read (an idle flush cut
+            // it inside its header), first_mb_in_slice alone decides.
+            guard let prev = previous.h264 else { return cur.firstMbInSlice != 0 }
             return cur.firstMbInSlice != 0 && !H264SliceHeaderStart.startsNewPicture(previous: prev, current: cur)
         }
-        if let cur = h265, previous.h265 != nil { return !cur.firstSliceSegmentInPicFlag }
+        if let cur = h265 { return !cur.firstSliceSegmentInPicFlag }
         return false
     }
 

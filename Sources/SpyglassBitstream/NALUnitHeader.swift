@@ -57,6 +57,17 @@ public struct NALUnitHeader: Equatable, Sendable {
         }
     }
 
+    /// True for a random-access point where decoding can start and show exactly what decoding
+    /// from an earlier one shows: an IDR (H.264 type 5; H.265 19, 20) or a BLA (H.265 16–18, whose
+    /// RASL pictures are never output). Not a CRA (H.265 21): a decoder that starts there drops
+    /// its RASL pictures, which continuous decoding shows (ITU-T H.265 §8.1.3, NoRaslOutputFlag).
+    public var isClosedRandomAccessPoint: Bool {
+        switch codec {
+        case .h264: return type == 5
+        case .h265: return (16...20).contains(type)
+        }
+    }
+
     /// True for VPS (H.265 32), SPS (H.264 7, H.265 33) and PPS (H.264 8, H.265 34).
     public var isParameterSet: Bool {
         switch codec {

@@ -31,7 +31,7 @@ final class FeedLoop {
     /// The decoder has made pictures since it opened (``releaseDecoderIfSilent(_:)`` closes it).
     private var decoderHoldsPictures = false
     /// Damage, a repair or a new sender went through the decoder since it last opened: it
-    /// opens afresh at the next clean IDR/IRAP (``startDecoderAfreshIfDamaged(before:_:)``).
+    /// opens afresh at the next clean IDR or BLA (``startDecoderAfreshIfDamaged(before:_:)``).
     private var decoderSawDamage = false
     private var threadsChosen = false
     private var framesDecoded = 0
@@ -269,11 +269,17 @@ final class FeedLoop {
 
     /// libavcodec keeps what damaged input made it allocate (every PPS id a broken unit named,
     /// tables for sizes it claimed) for the life of its context: about 5 MB after the soak's
-    /// garbage burst, never given back. A clean IDR/IRAP needs nothing from before it, so
+    /// garbage burst, never given back. A clean IDR or BLA needs nothing from before it, so
     /// after damage the decoder is drained (pictures held for reordering go out first) and
     /// opens afresh for it, primed with the stored parameter sets if it carries none.
     private func startDecoderAfreshIfDamaged(before au: AccessUnit, _ store: ParameterSetStore) {
-        guard decoderSawDamage, au.isRandomAccessPoint, !au.damaged, let decoder else { return }
+        // At an IDR or BLA, or at a CRA of a stream that reorders no pictures (so none can lead
+        // its CRA): reopened at a CRA, libavcodec drops the RASL pictures that follow it, which
+        // the stream carries and continuous decoding shows (an open-GOP stream lost two pictures
+        // per GOP after a repair).
+        let noLeadingPictures = store.latestFormat?.maxNumReorderFrames == 0
+        guard decoderSawDamage, au.isClosedRandomAccessPoint || (au.isRandomAccessPoint && noLeadingPictures),
+              !au.damaged, let decoder else { return }
         decoderSawDamage = false
         decoder.drain { deliver($0) }
         decoder.release(parameterSets: store.allUnits)

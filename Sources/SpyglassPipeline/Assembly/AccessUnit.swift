@@ -33,6 +33,9 @@ public struct AccessUnit: Sendable {
     public var units: [NALUnit]
     /// True when a unit starts an IDR/IRAP picture (H.264 type 5, H.265 types 16...23).
     public var isRandomAccessPoint: Bool
+    /// True when a slice of it is an IDR or BLA (``NALUnitHeader/isClosedRandomAccessPoint``):
+    /// a decoder opened here shows what one that decoded everything before shows.
+    public var isClosedRandomAccessPoint: Bool { units.contains { $0.header?.isClosedRandomAccessPoint == true } }
     /// True when the access unit carries its own SPS (and for H.265 its VPS).
     public var hasParameterSets: Bool
     /// True when a unit was damaged on the way (lost bytes, truncated datagram).

@@ -180,24 +180,24 @@ import SpyglassFeed
             slot.close()
         case .toggleFullscreen?:
             display.toggleFullscreen()
-        case .key(let sym)? where sym == Int32(UnicodeScalar("s").value):
+        case .key(.linkStatistics)?:
             mode = mode == .stats ? .none : .stats
             showOverlay()
             display.redraw()
-        case .key(let sym)? where sym == Int32(UnicodeScalar("a").value):
+        case .key(.gravity)?:
             display.gravity = display.gravity.next
             Log.info("gravity: \(display.gravity.rawValue)")
             display.redraw()
-        case .key(let sym)? where sym == Int32(UnicodeScalar("p").value):
+        case .key(.screenshot)?:
             let path = ScreenshotName.path(folder: settings.screenshotFolder, name: pipeline.label)
             // Written off the main thread; the job logs "screenshot: PATH" once the file is there.
             do { _ = try display.screenshot(path: path) } catch { Log.error("screenshot: \(error)") }
-        case .key(let sym)? where sym == Int32(UnicodeScalar("i").value):
+        case .key(.lastSecond)?:
             mode = mode == .live ? .none : .live
             showOverlay()
             display.redraw()
-        case .key(let sym)?:
-            if let rec = recording { Self.replayKey(sym, rec) }
+        case .key(let key)?:
+            if let rec = recording { Self.replayKey(key, rec) }
         case .redraw?:
             display.redraw()
         default:
@@ -260,21 +260,15 @@ import SpyglassFeed
         }
     }
 
-    /// SDL key codes of the arrow keys (SDLK_LEFT/RIGHT = scancode | 1 << 30).
-    enum Keys {
-        static let left: UInt32 = 0x4000_0050
-        static let right: UInt32 = 0x4000_004F
-    }
-
     /// Replay keys: space pause, . step, ←/→ seek 5 s, [ ] speed.
-    private static func replayKey(_ sym: Int32, _ rec: RecordingSource) {
-        switch sym {
-        case 32: rec.togglePause()
-        case 46: rec.step()
-        case Int32(bitPattern: Keys.left): rec.seek(by: -5)
-        case Int32(bitPattern: Keys.right): rec.seek(by: 5)
-        case 91: rec.changeSpeed(by: 0.5)
-        case 93: rec.changeSpeed(by: 2)
+    private static func replayKey(_ key: Key, _ rec: RecordingSource) {
+        switch key {
+        case .pause: rec.togglePause()
+        case .step: rec.step()
+        case .seekBack: rec.seek(by: -5)
+        case .seekForward: rec.seek(by: 5)
+        case .slower: rec.changeSpeed(by: 0.5)
+        case .faster: rec.changeSpeed(by: 2)
         default: break
         }
     }

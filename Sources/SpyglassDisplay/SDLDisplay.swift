@@ -37,8 +37,8 @@ public final class SDLDisplay: RoutedWindow {
         case redraw
         /// ``SDLDisplay/wake()`` was called: a frame is ready.
         case frameReady
-        /// Any other key pressed, as its SDL key code (`SDL_Keycode`).
-        case key(Int32)
+        /// Any other key pressed (``Key``).
+        case key(Key)
     }
 
     /// Errors starting SDL or creating the window.
@@ -414,10 +414,11 @@ public final class SDLDisplay: RoutedWindow {
         switch e.type {
         case SDL_QUIT.rawValue: return .quit
         case SDL_KEYDOWN.rawValue:
-            let sym = e.key.keysym.sym
-            if sym == Int32(SDLK_q.rawValue) || sym == Int32(SDLK_ESCAPE.rawValue) { return .quit }
-            if sym == Int32(SDLK_f.rawValue) { return .toggleFullscreen }
-            return .key(sym)
+            switch Key(sdl: e.key.keysym.sym) {
+            case .quit, .escape: return .quit
+            case .fullscreen: return .toggleFullscreen
+            case let key: return .key(key)
+            }
         case SDL_WINDOWEVENT.rawValue:
             // With several windows SDL sends no SDL_QUIT until the last one closes.
             return e.window.event == UInt8(SDL_WINDOWEVENT_CLOSE.rawValue) ? .quit : .redraw

@@ -4,8 +4,8 @@ import CSDL2
 public enum WallInput: Equatable, Sendable {
     /// The window was closed, or SDL_QUIT.
     case quit
-    /// A key, as its SDL key code (`SDL_Keycode`: ASCII for printable keys, 27 Esc, 9 Tab).
-    case key(Int32)
+    /// A key (``Key``).
+    case key(Key)
     /// A left click at a window point, pixels.
     case click(x: Int, y: Int)
     /// Exposed or resized: draw every visible tile again.
@@ -17,7 +17,7 @@ public enum WallInput: Equatable, Sendable {
     init?(_ e: SDL_Event) {
         switch e.type {
         case SDL_QUIT.rawValue: self = .quit
-        case SDL_KEYDOWN.rawValue: self = .key(e.key.keysym.sym)
+        case SDL_KEYDOWN.rawValue: self = .key(Key(sdl: e.key.keysym.sym))
         case SDL_MOUSEBUTTONDOWN.rawValue where e.button.button == UInt8(SDL_BUTTON_LEFT):
             self = .click(x: Int(e.button.x), y: Int(e.button.y))
         case SDL_WINDOWEVENT.rawValue:

@@ -27,26 +27,6 @@ public struct WallView: Equatable, Sendable {
         case quit
     }
 
-    /// Key codes the wall reads (SDL key codes: ASCII for these).
-    public enum Key {
-        /// Esc: back to the wall, or quit from it.
-        public static let escape: Int32 = 27
-        /// Tab: focus the next feed.
-        public static let tab: Int32 = 9
-        /// `a`: the next gravity.
-        public static let gravity = Int32(UInt8(ascii: "a"))
-        /// `i`: the overlay of the last second's numbers.
-        public static let overlay = Int32(UInt8(ascii: "i"))
-        /// `p`: a PNG screenshot.
-        public static let screenshot = Int32(UInt8(ascii: "p"))
-        /// `q`: quit.
-        public static let quit = Int32(UInt8(ascii: "q"))
-        /// `f`: fullscreen.
-        public static let fullscreen = Int32(UInt8(ascii: "f"))
-        /// `1` (feed 1) to `9` (feed 9).
-        public static let one = Int32(UInt8(ascii: "1")), nine = Int32(UInt8(ascii: "9"))
-    }
-
     /// - Parameters: feeds: how many; layout: the grid; gravity: the starting mode.
     public init(feeds: Int, layout: WallLayout, gravity: Gravity) {
         self.feeds = feeds
@@ -77,29 +57,28 @@ public struct WallView: Equatable, Sendable {
         }
     }
 
-    private mutating func apply(key k: Int32) -> Action {
-        switch k {
-        case Key.one...Key.nine:
-            let i = Int(k - Key.one)
+    private mutating func apply(key: Key) -> Action {
+        switch key {
+        case .feed(let i):
             guard i < feeds else { return .none }
             focus = focus == i ? nil : i
             return .redrawAll
-        case Key.escape:
+        case .escape:
             guard focus != nil else { return .quit }
             focus = nil
             return .redrawAll
-        case Key.tab:
+        case .nextFeed:
             focus = focus.map { ($0 + 1) % feeds } ?? 0
             return .redrawAll
-        case Key.gravity:
+        case .gravity:
             gravity = gravity.next
             return .redrawAll
-        case Key.overlay:
+        case .lastSecond:
             overlay.toggle()
             return .redrawAll
-        case Key.screenshot: return .screenshot
-        case Key.fullscreen: return .toggleFullscreen
-        case Key.quit: return .quit
+        case .screenshot: return .screenshot
+        case .fullscreen: return .toggleFullscreen
+        case .quit: return .quit
         default: return .none
         }
     }

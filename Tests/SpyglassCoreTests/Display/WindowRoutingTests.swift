@@ -30,12 +30,12 @@ struct WindowRoutingTests {
             // Pushed after B's: once A has its own key, B's has been routed too (one queue, in order).
             try pushKey(forA, to: a.windowID)
 
-            let seenByA = try #require(events(of: a, until: .key(forA)), "window A never got the key addressed to it")
-            #expect(!seenByA.contains(.key(forB)), "window A got B's key: \(seenByA)")
-            let seenByB = try #require(events(of: b, until: .key(forB)), "window B never got the key addressed to it")
-            #expect(!seenByB.contains(.key(forA)), "window B got A's key: \(seenByB)")
-            #expect(!pending(a).contains(.key(forB)))
-            #expect(!pending(b).contains(.key(forA)))
+            let seenByA = try #require(events(of: a, until: .key(Key(sdl: forA))), "window A never got the key addressed to it")
+            #expect(!seenByA.contains(.key(Key(sdl: forB))), "window A got B's key: \(seenByA)")
+            let seenByB = try #require(events(of: b, until: .key(Key(sdl: forB))), "window B never got the key addressed to it")
+            #expect(!seenByB.contains(.key(Key(sdl: forA))), "window B got A's key: \(seenByB)")
+            #expect(!pending(a).contains(.key(Key(sdl: forB))))
+            #expect(!pending(b).contains(.key(Key(sdl: forA))))
 
             // An event that names no window goes to every window.
             var quit = SDL_Event()

@@ -62,17 +62,17 @@ import Testing
     @Test("keys and clicks: digit focuses and the same digit returns, Esc returns then quits, Tab cycles, a cycles gravity")
     func focusKeys() {
         var v = WallView(feeds: 3, layout: WallLayout.automatic(feeds: 3), gravity: .letterbox)
-        #expect(v.apply(.key(WallView.Key.one + 1), width: 640, height: 360) == .redrawAll && v.focus == 1)
+        #expect(v.apply(.key(.feed(1)), width: 640, height: 360) == .redrawAll && v.focus == 1)
         #expect(v.visibleTiles(width: 640, height: 360).map(\.feed) == [1])
-        #expect(v.apply(.key(WallView.Key.one + 1), width: 640, height: 360) == .redrawAll && v.focus == nil)
-        #expect(v.apply(.key(WallView.Key.one + 5), width: 640, height: 360) == .none && v.focus == nil)
+        #expect(v.apply(.key(.feed(1)), width: 640, height: 360) == .redrawAll && v.focus == nil)
+        #expect(v.apply(.key(.feed(5)), width: 640, height: 360) == .none && v.focus == nil)
         #expect(v.apply(.click(x: 10, y: 300), width: 640, height: 360) == .redrawAll && v.focus == 2)
-        #expect(v.apply(.key(WallView.Key.tab), width: 640, height: 360) == .redrawAll && v.focus == 0)
-        #expect(v.apply(.key(WallView.Key.escape), width: 640, height: 360) == .redrawAll && v.focus == nil)
+        #expect(v.apply(.key(.nextFeed), width: 640, height: 360) == .redrawAll && v.focus == 0)
+        #expect(v.apply(.key(.escape), width: 640, height: 360) == .redrawAll && v.focus == nil)
         #expect(v.apply(.click(x: 500, y: 300), width: 640, height: 360) == .none, "the empty fourth tile")
-        #expect(v.apply(.key(WallView.Key.gravity), width: 640, height: 360) == .redrawAll && v.gravity == .fill)
-        #expect(v.apply(.key(WallView.Key.screenshot), width: 640, height: 360) == .screenshot)
-        #expect(v.apply(.key(WallView.Key.escape), width: 640, height: 360) == .quit)
+        #expect(v.apply(.key(.gravity), width: 640, height: 360) == .redrawAll && v.gravity == .fill)
+        #expect(v.apply(.key(.screenshot), width: 640, height: 360) == .screenshot)
+        #expect(v.apply(.key(.escape), width: 640, height: 360) == .quit)
     }
 
     @Test("the glass-to-glass chip: the worst of the last second, green within the target, amber to 1.5x, red beyond")
@@ -95,9 +95,9 @@ import Testing
     func moreFeedsThanTiles() {
         var v = WallView(feeds: 5, layout: WallLayout(columns: 2, rows: 2)!, gravity: .letterbox)
         #expect(v.visibleTiles(width: 640, height: 360).map(\.feed) == [0, 1, 2, 3])
-        #expect(v.apply(.key(WallView.Key.one + 4), width: 640, height: 360) == .redrawAll)
+        #expect(v.apply(.key(.feed(4)), width: 640, height: 360) == .redrawAll)
         #expect(v.visibleTiles(width: 640, height: 360).map(\.feed) == [4])
-        #expect(v.apply(.key(WallView.Key.tab), width: 640, height: 360) == .redrawAll && v.focus == 0, "Tab wraps")
+        #expect(v.apply(.key(.nextFeed), width: 640, height: 360) == .redrawAll && v.focus == 0, "Tab wraps")
     }
 
     @Test("the last second from two snapshots: rates, losses and stage percentiles of that second only")

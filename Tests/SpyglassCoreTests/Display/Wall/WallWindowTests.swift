@@ -131,7 +131,7 @@ struct WallWindowTests {
             }
             #expect(shown, "draws from copies \(rig.wall.shrunkDraws) of \(rig.wall.tileDraws); centres \((0..<4).map { i in rig.wall.rect(ofFeed: i).map { rig.pixel($0.x + $0.width / 2, $0.y + $0.height / 2) } })")
             // Focused, the picture is smaller than the window: the wall scales the picture itself.
-            rig.wall.apply(.key(WallView.Key.one))
+            rig.wall.apply(.key(.feed(0)))
             let drawsBefore = rig.wall.tileDraws[0], shrunkBefore = rig.wall.shrunkDraws[0]
             #expect(rig.step { rig.wall.tileDraws[0] >= drawsBefore + 3 && rig.centre(of: 0, shows: Self.colours[0].rgb) })
             #expect(rig.wall.shrunkDraws[0] == shrunkBefore, "a copy made for the small tile is never stretched over the window")
@@ -174,20 +174,20 @@ struct WallWindowTests {
     func focusAndBack() throws {
         try withWall { rig in
             let whole = PixelRect(x: 0, y: 0, width: 640, height: 360)
-            rig.wall.apply(.key(WallView.Key.one + 2))   // "3": blue
+            rig.wall.apply(.key(.feed(2)))   // "3": blue
             #expect(rig.wall.view.focus == 2 && rig.wall.rect(ofFeed: 2) == whole && rig.wall.rect(ofFeed: 0) == nil)
             #expect(rig.step { Self.close(rig.pixel(100, 90), Self.colours[2].rgb) && Self.close(rig.pixel(540, 270), Self.colours[2].rgb) },
                     "blue fills the window: \(rig.pixel(100, 90)) \(rig.pixel(540, 270))")
-            rig.wall.apply(.key(WallView.Key.one + 2))   // the same key: back
+            rig.wall.apply(.key(.feed(2)))   // the same key: back
             #expect(rig.wall.view.focus == nil)
             #expect(rig.step { (0..<4).allSatisfy { rig.centre(of: $0, shows: Self.colours[$0].rgb) } }, "the wall is back")
             rig.wall.apply(.click(x: 500, y: 300))         // the yellow tile
             #expect(rig.wall.view.focus == 3)
             #expect(rig.step { Self.close(rig.pixel(100, 90), Self.colours[3].rgb) }, "yellow fills the window")
-            rig.wall.apply(.key(WallView.Key.tab))
+            rig.wall.apply(.key(.nextFeed))
             #expect(rig.wall.view.focus == 0)
             #expect(rig.step { Self.close(rig.pixel(540, 270), Self.colours[0].rgb) }, "Tab went on to red")
-            rig.wall.apply(.key(WallView.Key.escape))
+            rig.wall.apply(.key(.escape))
             #expect(rig.wall.view.focus == nil && !rig.wall.quitRequested)
             #expect(rig.step { (0..<4).allSatisfy { rig.centre(of: $0, shows: Self.colours[$0].rgb) } }, "Esc went back to the wall")
         }
@@ -206,7 +206,7 @@ struct WallWindowTests {
             #expect(rig.step { Self.close(inBar(), bg, tolerance: 2) && Self.close(beyond(), bg, tolerance: 2) && Self.close(inPicture(), Self.colours[0].rgb) },
                     "letterbox: bars \(inBar()) \(beyond()), picture \(inPicture())")
             for mode in [Gravity.fill, .stretch] {
-                rig.wall.apply(.key(WallView.Key.gravity))
+                rig.wall.apply(.key(.gravity))
                 #expect(rig.wall.view.gravity == mode)
                 #expect(rig.step { Self.close(inBar(), Self.colours[0].rgb) && Self.close(beyond(), Self.colours[0].rgb) },
                         "\(mode): the picture covers the tile: \(inBar()) \(beyond())")
@@ -218,7 +218,7 @@ struct WallWindowTests {
     func screenshotMatchesTheWindow() throws {
         try withWall { rig in
             #expect(rig.step { (0..<4).allSatisfy { rig.centre(of: $0, shows: Self.colours[$0].rgb) } })
-            rig.wall.apply(.key(WallView.Key.screenshot))
+            rig.wall.apply(.key(.screenshot))
             let job = try #require(rig.wall.lastScreenshot, "a screenshot was started")
             try job.wait()
             let path = job.path
@@ -228,8 +228,8 @@ struct WallWindowTests {
             let png = try #require(Self.decodePNG(path), "IMG_Load: \(String(cString: SDL_GetError()))")
             #expect(png.width == 640 && png.height == 360)
             #expect(png.rgb == window, "the PNG's pixels are the window's")
-            rig.wall.apply(.key(WallView.Key.one + 1))
-            rig.wall.apply(.key(WallView.Key.screenshot))
+            rig.wall.apply(.key(.feed(1)))
+            rig.wall.apply(.key(.screenshot))
             let focusedJob = try #require(rig.wall.lastScreenshot)
             try focusedJob.wait()
             let focused = focusedJob.path
@@ -265,7 +265,7 @@ struct WallWindowTests {
             key.key.type = SDL_KEYDOWN.rawValue
             key.key.windowID = id
             key.key.state = UInt8(SDL_PRESSED)
-            key.key.keysym.sym = WallView.Key.one + 1
+            key.key.keysym.sym = Key.feed(1).sdlCode
             #expect(SDL_PushEvent(&key) == 1, "SDL_PushEvent: \(String(cString: SDL_GetError()))")
             #expect(rig.step { rig.wall.view.focus == 1 }, "the key 2 focused feed 2")
             var click = SDL_Event()
@@ -283,7 +283,7 @@ struct WallWindowTests {
     func overlayOfTheLastSecond() throws {
         try withWall(width: 1280, height: 720) { rig in
             let tile = try #require(rig.wall.rect(ofFeed: 0))
-            rig.wall.apply(.key(WallView.Key.overlay))
+            rig.wall.apply(.key(.lastSecond))
             #expect(rig.wall.view.overlay)
             #expect(rig.step { rig.wall.overlayLines(ofFeed: 0).count >= 4 }, "lines: \(rig.wall.overlayLines(ofFeed: 0))")
             let lines = rig.wall.overlayLines(ofFeed: 0)
@@ -294,7 +294,7 @@ struct WallWindowTests {
             let lineHeight = Int(WallSurface.fontPixels) + 8
             let first = tile.y + tile.height - lineHeight - 6 - (lineHeight + 2) * (lines.count + 1)
             #expect(rig.step { rig.pixel(tile.x + 7, first + 1) == (16, 16, 20) }, "box at y \(first): \(rig.pixel(tile.x + 7, first + 1))")
-            rig.wall.apply(.key(WallView.Key.overlay))
+            rig.wall.apply(.key(.lastSecond))
             #expect(rig.step { Self.close(rig.pixel(tile.x + 7, first + 1), Self.colours[0].rgb) }, "i again: the picture is clear")
         }
     }
@@ -302,7 +302,7 @@ struct WallWindowTests {
     @Test("q closes the wall: every feed stops and the wall is done")
     func quitStopsEveryFeed() throws {
         try withWall { rig in
-            rig.wall.apply(.key(WallView.Key.quit))
+            rig.wall.apply(.key(.quit))
             #expect(rig.wall.quitRequested)
             #expect(!rig.wall.step(waitMillis: 0))
             #expect(rig.pipelines.allSatisfy { $0.isStopping })

@@ -130,6 +130,13 @@ public final class WallWindow {
     /// The window's pixels in `rect` as 8-bit RGB, row by row; nil when they cannot be read.
     public func rgb(of rect: PixelRect) -> [UInt8]? { surface.rgb(of: rect) }
 
+    /// The whole window as drawn now: its size and its pixels as 8-bit RGB, row by row; nil when
+    /// the window cannot be read (`--snapshot` of a wall).
+    public func windowPixels() -> (width: Int, height: Int, rgb: [UInt8])? {
+        let s = surface.size
+        return rgb(of: PixelRect(x: 0, y: 0, width: s.width, height: s.height)).map { (s.width, s.height, $0) }
+    }
+
     /// The `i` overlay's lines for feed `i` (whether or not the overlay is on).
     public func overlayLines(ofFeed i: Int) -> [String] {
         tiles[i].overlay(compact: (rect(ofFeed: i)?.height ?? 0) < 360).map(\.text)

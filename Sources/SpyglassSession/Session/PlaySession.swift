@@ -71,13 +71,10 @@ import SpyglassDisplay
         return max(failedToOpen ? 1 : 0, waitAndClose())
     }
 
-    /// A snapshot needs the single-feed window (the wall has `p` for PNG screenshots).
+    /// A snapshot needs a window: a single feed's, or the wall's.
     private func settleDisplay() {
         if options.display == .none && options.snapshotPath != nil {
             Log.info("warning: --snapshot needs the window; it is ignored with --display none")
-        } else if urls.count > 1 && options.snapshotPath != nil {
-            Log.info("warning: --snapshot is for one feed; on the wall press p for a PNG screenshot")
-            options.snapshotPath = nil
         }
     }
 
@@ -217,6 +214,10 @@ import SpyglassDisplay
         wall.run()
         for f in feeds { f.wakeTarget.aim(at: nil) }
         PNGJob.waitForAll()
+        if let path = options.snapshotPath {
+            let failed = !Snapshot.write(wall, path: path)
+            for f in feeds { f.snapshotFailed = failed }
+        }
     }
 
     /// Ctrl-C and SIGTERM stop every feed cleanly: the summaries are still printed and written.
@@ -255,8 +256,18 @@ enum DisplayCheck {
     }
 }
 
-/// `--snapshot`: the window's last presented picture, read back from the renderer, as PPM.
+/// `--snapshot`: the window's last presented picture as PPM: a single feed's, read back from
+/// the renderer, or the whole wall as it was when it closed.
 enum Snapshot {
+    @MainActor static func write(_ wall: WallWindow, path: String) -> Bool {
+        guard let w = wall.windowPixels() else {
+            Log.error("--snapshot: the wall window could not be read")
+            return false
+        }
+        do { try writePPM(path: path, width: w.width, height: w.height, rgb: w.rgb); return true }
+        catch { Log.error("\(path): \(error.localizedDescription)"); return false }
+    }
+
     @MainActor static func write(_ display: SDLDisplay, path: String) -> Bool {
         guard let rb = display.lastReadback else {
             Log.error("--snapshot: no picture was presented")

@@ -76,6 +76,25 @@ struct WindowPixelTests {
         return Double(sum) / Double(a.rgb.count)
     }
 
+    /// `--snapshot` of a wall (issue 18: only a single feed had it): the whole wall window as it
+    /// was when it closed, each tile holding its feed's picture.
+    @Test func aWallSnapshotIsTheWholeWindow() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("wall-\(getpid())-\(UUID().uuidString).ppm").path
+        defer { unlink(out) }
+        let a = Fixtures.capture("test/h264-baseline.h264"), b = Fixtures.capture("test/h265-main.h265")
+        let (rc, _, err) = try Fixtures.run("/usr/bin/xvfb-run", ["-a", "-s", "-screen 0 1920x1080x24", Fixtures.spyglassBinary,
+                                                                  "play", a, b, "--untimed", "--window-size", "640x240", "--snapshot", out])
+        #expect(rc == 0, "\(err)")
+        #expect(err.contains("wall open"), "the wall window was used: \(err)")
+        let p = try readPPM(out)
+        #expect(p.width == 640 && p.height == 240 && p.rgb.count == 640 * 240 * 3)
+        // Each tile (320x240 side by side) holds a moving test pattern, not a flat fill.
+        for tile in 0..<2 {
+            let colours = Set((0..<40).map { i in p.pixel(tile * 320 + 40 + i * 6, 60 + i * 3).0 })
+            #expect(colours.count > 4, "tile \(tile) shows a picture: \(colours.sorted())")
+        }
+    }
+
     /// The window shows the last decoded frame, scaled to the window (here 0.5x), and not some other frame.
     @Test func windowShowsTheDecodedFrameScaled() throws {
         for name in ["default-720p30.h264", "test/h264-444-10bit.h264", "test/h265-main10.h265"] {

@@ -159,6 +159,11 @@ public struct AnnexBScanner {
         // but they never belong to this unit (§7.4.1: a NAL unit does not end in 0x00).
         var strip = 0
         while strip < pending.count && pending[pending.count - 1 - strip] == 0 { strip += 1 }
+        // No unit in progress (between units, or after a flush that already cut one): a pause
+        // ends nothing, and the record of the cut unit stays, so that its rest can still repair
+        // it (a second pause after a zero byte that came after the cut forgot it: the rest was
+        // dropped as junk and the unit stayed cut).
+        if reason == .idle && !inUnit { return false }
         if reason == .idle && inUnit && !skipping && !Self.canEnd(pending.prefix(pending.count - strip)) {
             // Too little of the unit to be a unit: only a start code, or half of an H.265 NAL
             // unit header. Nothing is ended; the rest comes after the pause (a cut here could

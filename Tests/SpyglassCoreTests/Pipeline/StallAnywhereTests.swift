@@ -26,15 +26,19 @@ import Testing
         return points.sorted()
     }
 
-    /// One live stream at 30 fps, with access unit `victim` stalled 60 ms after byte `split`.
-    static func script(_ aus: [[UInt8]], victim: Int, split: Int) -> [MemorySource.Step] {
+    /// One live stream at 30 fps, with access unit `victim` stalled 60 ms after each byte of `splits`.
+    static func script(_ aus: [[UInt8]], victim: Int, splits: [Int]) -> [MemorySource.Step] {
         var t: UInt64 = 2_000_000
         var steps: [MemorySource.Step] = []
         for (i, au) in aus.enumerated() {
             if i == victim {
-                steps += [.chunk(Array(au[..<split]), atMicros: t), .silence(untilMicros: t + 60_000)]
-                t += 60_000
-                steps.append(.chunk(Array(au[split...]), atMicros: t))
+                var from = 0
+                for split in splits.sorted() {
+                    steps += [.chunk(Array(au[from..<split]), atMicros: t), .silence(untilMicros: t + 60_000)]
+                    t += 60_000
+                    from = split
+                }
+                steps.append(.chunk(Array(au[from...]), atMicros: t))
             } else {
                 steps.append(.chunk(au, atMicros: t))
             }
@@ -56,7 +60,7 @@ import Testing
             let clock = ManualClock()
             var o = ReceiverOptions()
             o.idleFlushMicros = 1_000
-            let h = Harness(source: MemorySource(datagrams: datagrams, clock: clock, steps: Self.script(aus, victim: victim, split: split)),
+            let h = Harness(source: MemorySource(datagrams: datagrams, clock: clock, steps: Self.script(aus, victim: victim, splits: [split])),
                             options: o, clock: clock)
             h.start()
             let r = h.finish()
@@ -66,5 +70,33 @@ import Testing
                          + "\(s.prematureIdleFlushes) cut, \(s.picturesSplit) split, \(s.repairs) repaired, \(s.repairsFailed) failed")
         }
         #expect(wrong.isEmpty, "\(name) \(datagrams ? "in datagrams" : "as a byte stream"), access unit \(victim) of \(aus[victim].count) bytes, stalled at: \(wrong)")
+    }
+
+    /// Two pauses in the first access unit (parameter sets, SEI, the IDR's start): one in the
+    /// middle of the SPS, the other at each of its first 120 bytes. A pause after a zero byte
+    /// that followed the first cut forgot the cut unit, so its rest was dropped and no picture
+    /// came until the next SPS (RepairTests' cut SPS, under load).
+    @Test(arguments: ["test/h264-baseline.h264", "test/h265-main.h265"])
+    func twoPausesInTheFirstUnitsLeaveEveryPictureRight(name: String) throws {
+        let path = Fixtures.capture(name)
+        let expected = try Fixtures.ffmpegFrameMD5(path)
+        let (codec, parsed, _) = AccessUnitAssembler.accessUnits(ofAnnexB: try Fixtures.bytes(path))
+        let aus = parsed.map { $0.annexB() }
+        let units = parsed[0].units
+        let sps = try #require(units.firstIndex { $0.header?.type == (codec == .h264 ? 7 : 33) })
+        let middle = units[..<sps].reduce(0) { $0 + 4 + $1.bytes.count } + 4 + units[sps].bytes.count / 2
+        var wrong: [String] = []
+        for other in 1..<min(aus[0].count, 120) where other != middle {
+            let clock = ManualClock()
+            var o = ReceiverOptions()
+            o.idleFlushMicros = 1_000
+            let h = Harness(source: MemorySource(datagrams: false, clock: clock, steps: Self.script(aus, victim: 0, splits: [other, middle])),
+                            options: o, clock: clock)
+            h.start()
+            let r = h.finish()
+            guard r.hashes != expected else { continue }
+            wrong.append("bytes \(other) and \(middle): \(r.hashes.count) pictures, \(r.summary.prematureIdleFlushes) cut, \(r.summary.repairs) repaired")
+        }
+        #expect(wrong.isEmpty, "\(name): \(wrong)")
     }
 }

@@ -26,7 +26,7 @@ public struct FeedMetrics: Sendable {
 public enum MetricsExposition {
     /// Histogram bucket bounds, seconds (Prometheus `le`).
     public static let buckets: [Double] = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.033, 0.05, 0.1, 0.2, 0.5, 1, 2, 5]
-    static let states = ["waiting_for_data", "waiting_for_picture", "live", "stalled", "reconnecting", "ended", "failed"]
+    static let states = ["waiting_for_data", "waiting_for_picture", "live", "stalled", "connecting", "reconnecting", "ended", "failed"]
 
     /// The exposition text for `feeds` at monotonic time `nowMicros`.
     /// - Parameter stallMicros: a live feed with no picture for this long reads `stalled`.

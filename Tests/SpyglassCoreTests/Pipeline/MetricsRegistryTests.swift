@@ -46,3 +46,17 @@ import TestSupport
         #expect(h.countAtOrBelow(micros: 50) == 0)
     }
 }
+
+/// `spyglass_feed_state`: every state the docs name has its line, so a feed that is still
+/// connecting (a camera down when the wall started) is not a feed in no state at all.
+@Suite struct FeedStateExpositionTests {
+    @Test(arguments: [(PipelineState.connecting("Connection refused"), "connecting"), (.reconnecting, "reconnecting"),
+                      (.waitingForData, "waiting_for_data"), (.failed("x"), "failed")])
+    func theFeedsStateIsOne(state: PipelineState, name: String) {
+        let text = MetricsExposition.text([FeedMetrics(feed: "1 tcp://cam:8888", state: state, snapshot: MetricsRegistry().snapshot())],
+                                          nowMicros: 0)
+        let lines = text.split(separator: "\n").filter { $0.hasPrefix("spyglass_feed_state{") }
+        #expect(lines.count == 8, "one line per state: \(lines)")
+        #expect(lines.filter { $0.hasSuffix(" 1") } == ["spyglass_feed_state{feed=\"1 tcp://cam:8888\",state=\"\(name)\"} 1"])
+    }
+}

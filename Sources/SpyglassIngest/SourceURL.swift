@@ -130,6 +130,16 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// True for a file (a recording, a packet capture): what it holds was captured in the past,
+    /// so its capture stamps say how old it is, not how far the sender's clock is from ours.
+    public var isFile: Bool {
+        switch self {
+        case .file: return true
+        case .selecting(let inner, _): return inner.isFile
+        default: return false
+        }
+    }
+
     /// The MPEG-TS program or PID the URL selects (nil: none).
     public var mpegtsSelection: MPEGTSSelection? {
         if case .selecting(_, let s) = self { return s }

@@ -110,9 +110,9 @@ public struct CaptureClock: Sendable {
 
     /// The line that names an offset, with what would fix it.
     private static func offsetNote(ms: Double, fastestMicros: Int64) -> String {
-        String(format: "the sender's clock is about %+.0f ms %@ ours (%d frames in a row, the fastest captured %@): glass-to-glass is not available "
+        String(format: "the sender's clock is about %.0f ms %@ ours (%d frames in a row, the fastest captured %@): glass-to-glass is not available "
                + "until the stamps agree again; synchronize the clocks (chrony or PTP), or give --clock-offset-ms %.0f, or --clock-offset relative",
-               ms, ms > 0 ? "ahead of" : "behind", evidenceFrames,
+               abs(ms), ms > 0 ? "ahead of" : "behind", evidenceFrames,
                fastestMicros < 0 ? "after it arrived" : String(format: "%.1f s before its arrival", Double(fastestMicros) / 1e6), ms)
     }
 }

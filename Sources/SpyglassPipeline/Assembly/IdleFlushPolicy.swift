@@ -106,6 +106,10 @@ public struct IdleFlushPolicy: Sendable {
         return datagrams ? currentMicros : max(currentMicros, byteStreamMicros)
     }
 
+    /// The longest a learned wait grows, µs: a pause longer than this inside a unit is a stall,
+    /// and its cut is repaired rather than waited for.
+    public static let longestWaitMicros = 50_000
+
     /// A flush cut a unit; more of it came `pauseMicros` after the data before the flush.
     /// Call after ``noteDatagram(size:)`` of the datagram that showed the cut.
     /// - Returns: which wait was raised (after a short or a full datagram; on a byte stream,
@@ -114,18 +118,18 @@ public struct IdleFlushPolicy: Sendable {
         cleanFlushes = 0
         if !sawDatagram {
             cleanSinceMidFrameCut = 0
-            byteStreamMicros = min(50_000, max(byteStreamMicros * 2, 2 * pauseMicros, baseMicros + 1_000))
+            byteStreamMicros = min(Self.longestWaitMicros, max(byteStreamMicros * 2, 2 * pauseMicros, baseMicros + 1_000))
             return (false, byteStreamMicros)
         }
         if previousShort {
             // A short datagram that did not end the burst: no trust in burst ends for a while.
             if cleanAfterShort >= trustNeeded { trustNeeded = min(trustNeeded * 2, 1 << 20) }
             cleanAfterShort = 0
-            currentMicros = min(50_000, max(currentMicros * 2, baseMicros + 1_000))
+            currentMicros = min(Self.longestWaitMicros, max(currentMicros * 2, baseMicros + 1_000))
             return (true, currentMicros)
         }
         cleanSinceMidFrameCut = 0
-        midFrameMicros = min(50_000, max(midFrameMicros * 2, 2 * pauseMicros))
+        midFrameMicros = min(Self.longestWaitMicros, max(midFrameMicros * 2, 2 * pauseMicros))
         return (false, midFrameMicros)
     }
 

@@ -66,8 +66,9 @@ public struct AnnexBDepacketizer: Depacketizer {
             emit(.cut(unitLastByteMicros: cutEnd, pauseMicros: pause))
             let raised = policy.noteCut(pauseMicros: Int(clamping: pause))
             let after = !datagrams ? "data" : raised.afterShortDatagram ? "a short datagram" : "a full-size datagram"
-            emit(.note(String(format: "an idle flush cut a NAL unit (the sender paused %.1f ms inside it): now waiting %.1f ms after %@",
-                              Double(pause) / 1000, Double(raised.micros) / 1000, after)))
+            let most = raised.micros >= IdleFlushPolicy.longestWaitMicros ? " (the longest it waits)" : ""
+            emit(.note(String(format: "an idle flush cut a NAL unit (the sender paused %.1f ms inside it): now waiting %.1f ms after %@%@",
+                              Double(pause) / 1000, Double(raised.micros) / 1000, after, most)))
         } else if awaitingFlushVerdict {
             awaitingFlushVerdict = false
             if let lowered = policy.noteCleanFlush() {

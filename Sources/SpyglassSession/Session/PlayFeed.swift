@@ -74,7 +74,10 @@ public final class PlayFeed {
             }
         }
         let metrics = MetricsRegistry()
-        var taps: [any FrameTap] = [CaptureClockTap(mode: options.captureClock, metrics: metrics)]
+        // A file's stamps are as old as the file: put them on our clock relative to its first
+        // picture (unless an offset was given), rather than name a clock offset that is its age.
+        let fromThePast = url.isFile && options.captureClock == .absolute(offsetMicros: 0)
+        var taps: [any FrameTap] = [CaptureClockTap(mode: fromThePast ? .relative : options.captureClock, metrics: metrics)]
         if let md5 { taps.append(FrameMD5Tap(writer: md5, onFailure: { report.fail($0) })) }
         if options.clock { taps.append(OpticalTimeCodeTap()) }
         let prescaler = TilePrescaler()

@@ -4,6 +4,7 @@ import Testing
 @testable import SpyglassDisplay
 @testable import SpyglassSession
 @testable import SpyglassPipeline
+@testable import SpyglassBitstream
 
 /// Capture stamps from a sender whose clock is not ours never give a negative or absurd figure.
 @Suite struct CaptureClockTests {
@@ -152,5 +153,35 @@ import Testing
             #expect(v.captureWallMicros == 0 && v.source == .none, "\(stamp)")
         }
         #expect(c.judge(captureWallMicros: 1, arrivalWallMicros: now).captureWallMicros <= now, "a tiny stamp does not trap either")
+    }
+}
+
+/// A file's capture stamps are as old as the file: playing it (or a packet capture) must not
+/// name its age as the sender's clock offset (a newcomer's finding: "the sender's clock is about
+/// -157378 ms behind ours" for a recording made minutes before).
+@Suite struct FileCaptureTimeTests {
+    @Test func aStampedFileFromTheDayBeforeNamesNoClockOffset() throws {
+        let (_, aus, _) = AccessUnitAssembler.accessUnits(ofAnnexB: try Fixtures.bytes(Fixtures.capture("test/h264-baseline.h264")))
+        let dayBefore = MonotonicClock.wallMicros() - 86_400_000_000
+        var stream: [UInt8] = []
+        for (i, au) in aus.enumerated() {
+            let firstSlice = au.units.firstIndex { $0.header?.isVCL == true } ?? 0
+            for (j, unit) in au.units.enumerated() {
+                if j == firstSlice {
+                    stream += [0, 0, 0, 1] + PrecisionTimestampSEI.nalUnit(micros: dayBefore + UInt64(i) * 33_333, codec: .h264)
+                }
+                stream += [0, 0, 0, 1] + unit.bytes
+            }
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stamped-\(getpid())-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/yesterday.h264", csv = dir + "/l.csv"
+        try Data(stream).write(to: URL(fileURLWithPath: file))
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", file, "--display", "none", "--latency-log", csv])
+        #expect(rc == 0, "\(err)")
+        #expect(!err.contains("clock is about"), "no clock offset is named for a file: \(err)")
+        let log = try String(contentsOfFile: csv, encoding: .utf8)
+        #expect(log.contains("sei-relative"), "its stamps are put on our clock relative to its first picture: \(log.prefix(400))")
     }
 }

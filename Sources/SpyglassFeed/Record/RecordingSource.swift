@@ -101,7 +101,8 @@ public final class RecordingSource: ByteSource, Sendable {
     public func togglePause() { state.withLock { $0.paused.toggle(); $0.startMicros = 0 } }
     /// While paused: deliver one more access unit.
     public func step() { state.withLock { $0.stepRequested = true } }
-    /// Jumps by `seconds` (from the keyframe or recovery point at or before the target).
+    /// Jumps by `seconds` (from the keyframe or recovery point at or before the target). While
+    /// paused, it delivers up to the target's picture and holds there.
     public func seek(by seconds: Double) {
         state.withLock { $0.seekTarget = ($0.seekTarget ?? self.seconds(at: $0.position)) + seconds }
     }
@@ -184,7 +185,9 @@ public final class RecordingSource: ByteSource, Sendable {
             s.startMicros = 0
             s.lastRecordedMicros = 0
         }
-        if s.paused && !s.stepRequested && !s.chunkLeft { return .hold }
+        // Paused, a seek still goes on to its target: the pictures from the keyframe are decoded
+        // (hidden) until the target's is shown, then it holds (the picture moved with the bar).
+        if s.paused && !s.stepRequested && !s.chunkLeft && s.hideBeforeMicros == nil { return .hold }
         if s.paused && s.stepRequested && !s.chunkLeft { s.stepRequested = false; s.startMicros = 0 }
         if s.chunkLeft { return .copy }
         if s.position >= s.range.upperBound {

@@ -74,13 +74,23 @@ import TestSupport
         _ = try next()
         #expect(source.progress.frame == 31, "delivering entry 30")
         #expect(abs(source.positionSeconds - 0.6) <= 0.001)
-        // Pause: nothing more until a step.
+        // Pause: the seek still goes on to its target (entry 35, 0.7 s), then nothing more until a step.
         source.togglePause()
-        while case .data = try next() {}        // finish the access unit in progress
+        while case .data = try next() {}
+        #expect(source.progress.frame == 36, "the target's picture, entry 35")
         #expect((try next()) == .timeout)
         source.step()
         if case .data = try next() {} else { Issue.record("a step delivers one access unit") }
-        #expect(source.progress.frame == 32)
+        #expect(source.progress.frame == 37)
+        #expect(source.progress.paused)
+        // A seek while paused goes on to its target's picture, then holds (a newcomer saw the bar
+        // move while the picture stayed): from 0.72 s back to 0.1 s is the IDR at 0, then entries 1…5.
+        source.seek(by: -0.62)
+        var delivered = 0
+        while case .data = try next() { delivered += 1 }
+        #expect(source.progress.frame == 6, "the target's access unit, entry 5, was delivered")
+        #expect(delivered >= 6, "the keyframe and the pictures up to the target")
+        #expect((try next()) == .timeout, "and then it holds")
         #expect(source.progress.paused)
     }
 

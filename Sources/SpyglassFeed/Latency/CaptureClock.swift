@@ -132,11 +132,18 @@ public final class CaptureClockTap: FrameTap {
         clock = CaptureClock(mode: mode)
         wallMinusMonotonicMicros = Int64(bitPattern: MonotonicClock.wallMicros()) - Int64(bitPattern: MonotonicClock.nowMicros())
         self.metrics = metrics
-        if mode == .relative { metrics.setClockStatus("relative (offset from the fastest frame)") }
+        relativeUnsaid = mode == .relative
     }
+
+    /// Relative mode is said in the summary once a stamp came (a stream without any says nothing).
+    private var relativeUnsaid: Bool
 
     public func observe(_ frame: DecodedFrame) {
         guard frame.replayEntry == nil, frame.timing.lastByteMicros > 0 else { return }
+        if relativeUnsaid && frame.timing.captureWallMicros > 0 {
+            relativeUnsaid = false
+            metrics.setClockStatus("relative (offset from the fastest frame)")
+        }
         let arrival = UInt64(max(0, Int64(bitPattern: frame.timing.lastByteMicros) + wallMinusMonotonicMicros))
         let v = clock.judge(captureWallMicros: frame.timing.captureWallMicros, arrivalWallMicros: arrival,
                             origin: frame.timing.captureSource)

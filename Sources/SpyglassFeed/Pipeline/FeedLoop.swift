@@ -244,11 +244,16 @@ final class FeedLoop {
             Log.info("waiting for parameter sets (\(sets)) before decoding: \(hint)")
         case .skip:
             break
-        case .hold(let au, let release):
+        case .hold(var au, let release):
             // Sleep in short steps so that a stop (Ctrl-C, q) is never held up by the pace.
             while !stop.isSet && clock.nowMicros() < release {
                 clock.sleep(untilMicros: min(release, clock.nowMicros() + 50_000))
             }
+            // A paced picture (a file, stdin) arrives when it is due: the wait for the pace is
+            // the file's timing, not time the receiver added (it read as "assembly" of 165 ms).
+            au.firstByteMicros = max(au.firstByteMicros, release)
+            au.lastByteMicros = max(au.lastByteMicros, release)
+            au.completeMicros = max(au.completeMicros, release)
             if !stop.isSet { decode(au, store, original: original) }
         case .decode(let au):
             decode(au, store, original: original)

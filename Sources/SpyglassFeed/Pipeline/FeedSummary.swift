@@ -231,8 +231,8 @@ public struct FeedSummary: Codable, Sendable {
         if concealedFrames > 0 { extra.append("\(concealedFrames) concealed") }
         if damagedAccessUnits > 0 { extra.append("\(damagedAccessUnits) damaged AUs") }
         if junkBytes > 0 { extra.append("\(junkBytes) junk bytes") }
-        if prematureIdleFlushes > 0 { extra.append("\(prematureIdleFlushes) NAL units cut by an idle flush") }
-        if repairs + repairsFailed > 0 { extra.append("\(repairs) cut NAL units repaired" + (repairsFailed > 0 ? ", \(repairsFailed) could not be" : "")) }
+        if prematureIdleFlushes > 0 { extra.append("\(prematureIdleFlushes) NAL unit\(prematureIdleFlushes == 1 ? "" : "s") cut by an idle flush") }
+        if repairs + repairsFailed > 0 { extra.append("\(repairs) repaired" + (repairsFailed > 0 ? ", \(repairsFailed) could not be" : "")) }
         if picturesSplit > 0 { extra.append("\(picturesSplit) pictures split by a flush") }
         if framesWithDamagedReferences > 0 { extra.append("\(framesWithDamagedReferences) frames on damaged references") }
         if invalidNALUnits > 0 { extra.append("\(invalidNALUnits) invalid NAL units") }

@@ -193,7 +193,7 @@ public struct StreamProbe: Sendable {
         if s.damagedAccessUnits > 0 { e.append("\(s.damagedAccessUnits) damaged access units") }
         if s.datagramsLost > 0 { e.append("\(s.datagramsLost) RTP packets lost") }
         if s.truncatedDatagrams > 0 { e.append("\(s.truncatedDatagrams) truncated datagrams") }
-        if s.prematureIdleFlushes > 0 { e.append("\(s.prematureIdleFlushes) NAL units cut by an idle flush") }
+        if s.prematureIdleFlushes > 0 { e.append("\(s.prematureIdleFlushes) NAL unit\(s.prematureIdleFlushes == 1 ? "" : "s") cut by an idle flush") }
         if report.accessUnits == 0 { e.append("no picture (no access unit with a slice)") }
         report.errors = e
     }

@@ -79,6 +79,7 @@ import SpyglassDisplay
         let state = MetricsExposition.stateName(FeedMetrics(feed: "", state: p.state, snapshot: s), nowMicros: nowMicros, stallMicros: stallMicros)
         var parts = ["\(p.id) \(name)", state.replacingOccurrences(of: "_", with: " ")]
         if case .failed(let why) = p.state { parts[1] = "failed: \(why)" }
+        if case .connecting(let why) = p.state { parts[1] = "connecting: \(why)" }
         parts.append(String(format: "%.1f fps", r.shownPerSecond))
         parts.append(FeedOverlay.bitrate(r.bitsPerSecond))
         if let last = s.lastShownMicros { parts.append("age \((nowMicros - min(nowMicros, last)) / 1000) ms") }

@@ -62,6 +62,9 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     /// Times libavcodec's decoder was opened, and closed because a live input fell silent
     /// (``ReceiverOptions/decoderIdleReleaseMicros``: its pictures' memory goes back).
     case decoderOpens = "decoder_opens", decoderReleases = "decoder_releases"
+    /// Pictures a replay decoded only as references on the way to a seek target (`--from`, the
+    /// arrow keys): decoded, never shown, not dropped.
+    case framesToSeekTarget = "frames_to_seek_target"
     /// The codec an SDP or `--codec` named was not the stream's (its parameter sets said the other).
     case codecMismatches = "codec_mismatches"
 }

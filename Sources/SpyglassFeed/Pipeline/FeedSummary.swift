@@ -91,6 +91,8 @@ public struct FeedSummary: Codable, Sendable {
     public var rtcpPackets = 0
     public var senderReports = 0
     public var malformedRTCP = 0
+    /// Pictures a replay decoded only on the way to a seek target (never shown).
+    public var framesToSeekTarget = 0
     /// RTCP packets sent back to the sender (receiver reports, RFC 3550 §6.4.2).
     public var rtcpPacketsSent = 0
     /// KLV payloads dropped as malformed (bad BER length, bad checksum, too large).
@@ -180,6 +182,7 @@ public struct FeedSummary: Codable, Sendable {
         damagedNALUnits = m[.damagedNALUnits]; malformedPayloads = m[.malformedPayloads]
         rtcpPackets = m[.rtcpPackets]; senderReports = m[.senderReports]; malformedRTCP = m[.malformedRTCP]
         rtcpPacketsSent = m[.rtcpPacketsSent]
+        framesToSeekTarget = m[.framesToSeekTarget]
         malformedKLV = m[.malformedKLV]
         nalUnits = m[.nalUnits]; accessUnits = m[.accessUnits]; invalidNALUnits = m[.invalidNALUnits]
         oversizeAccessUnits = m[.oversizeAccessUnits]; unitsWithoutPicture = m[.unitsWithoutPicture]
@@ -204,7 +207,8 @@ public struct FeedSummary: Codable, Sendable {
         if emptyDatagrams > 0 { s += " (\(emptyDatagrams) empty)" }
         if truncatedDatagrams > 0 { s += " (\(truncatedDatagrams) truncated)" }
         s += "; \(nalUnits) NAL units, \(accessUnits) access units"
-        s += "; \(framesDecoded) frames decoded, \(framesDisplayed) displayed, \(framesDropped) dropped"
+        s += "; \(framesDecoded) frames decoded" + (framesToSeekTarget > 0 ? " (\(framesToSeekTarget) only to reach a seek target)" : "")
+            + ", \(framesDisplayed) displayed, \(framesDropped) dropped"
         s += "; \(decodeErrors) decode errors"
         if let d = decodeMillisP50 { s += String(format: "; decode p50 %.2f ms", d) }
         var extra: [String] = []

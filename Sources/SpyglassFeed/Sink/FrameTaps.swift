@@ -39,19 +39,22 @@ public final class OpticalTimeCodeTap: FrameTap {
 /// shown picture its recorded arrival and capture times (``RecordingSource``).
 public final class ReplayTimeline: FrameSink {
     private let recording: RecordingSource
+    private let metrics: MetricsRegistry
     private let next: any FrameSink
 
     /// - Parameters:
     ///   - recording: the source being replayed.
+    ///   - metrics: counts the hidden pictures (``Metric/framesToSeekTarget``).
     ///   - next: the stage after.
-    public init(recording: RecordingSource, next: any FrameSink) {
+    public init(recording: RecordingSource, metrics: MetricsRegistry, next: any FrameSink) {
         self.recording = recording
+        self.metrics = metrics
         self.next = next
     }
 
     public func consume(_ frame: DecodedFrame) {
         if let (entry, hidden) = recording.entry(forAccessUnit: frame.accessUnitIndex) {
-            if hidden { return }
+            if hidden { metrics.add(.framesToSeekTarget); return }
             frame.replayEntry = entry
         }
         next.consume(frame)

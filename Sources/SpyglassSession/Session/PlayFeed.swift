@@ -87,7 +87,7 @@ public final class PlayFeed {
             ?? HeadlessSink(metrics: metrics, latency: latency)
         var chain: any FrameSink = DamageFilter(showDamaged: options.showDamaged, metrics: metrics, latency: latency, next: end)
         if !taps.isEmpty { chain = FrameTee(taps: taps, next: chain) }
-        if let recording { chain = ReplayTimeline(recording: recording, next: chain) }
+        if let recording { chain = ReplayTimeline(recording: recording, metrics: metrics, next: chain) }
         var receiver = options.receiver
         receiver.mpegtsSelection = url.mpegtsSelection ?? MPEGTSSelection()
         pipeline = Pipeline(id: n, source: source, options: receiver, metrics: metrics, sink: chain, observers: observers)

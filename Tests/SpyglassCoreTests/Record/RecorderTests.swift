@@ -117,6 +117,8 @@ import TestSupport
         #expect(rc == 0, "\(err)")
         // 0.7 s is entry 35; the keyframe before it is the IDR at 30 (0.6 s).
         #expect(Fixtures.parseFrameMD5(try String(contentsOfFile: out, encoding: .utf8)) == Array(expected.dropFirst(35)))
+        #expect(err.contains("15 frames decoded (5 only to reach a seek target), 10 displayed, 0 dropped"),
+                "the summary names the pictures decoded only to reach the target: \(err)")
     }
 
     /// A replay's latency log uses the recorded arrival and capture times: the sender+network stage

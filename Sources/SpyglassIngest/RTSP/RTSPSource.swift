@@ -108,11 +108,11 @@ public final class RTSPSource: ByteSource {
         }
         try Self.check(setup, "SETUP", trackURL)
         if let s = setup.header("session") {
-            let parts = s.split(separator: ";")
-            c.session = String(parts[0]).trimmingCharacters(in: .whitespaces)
-            for p in parts.dropFirst() where p.trimmingCharacters(in: .whitespaces).hasPrefix("timeout=") {
-                if let t = UInt64(p.split(separator: "=")[1]) { keepAliveMicros = max(1, t) * 1_000_000 / 2 }
-            }
+            let (id, timeoutSeconds) = Self.session(s)
+            guard !id.isEmpty else { throw SourceError.open("\(trackURL): SETUP answered an empty Session header") }
+            c.session = id
+            // Keep-alive at half the session timeout (RFC 2326 §12.37; default 60 s), at most daily.
+            if let t = timeoutSeconds { keepAliveMicros = UInt64(min(max(1, t), 86_400)) * 1_000_000 / 2 }
         }
         let play = try c.request("PLAY", baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL, headers: [("Range", "npt=0.000-")])
         try Self.check(play, "PLAY", baseURL)
@@ -123,6 +123,17 @@ public final class RTSPSource: ByteSource {
         counters.connections += 1
         Log.info("\(label): playing over \(mode == .tcp ? "TCP (interleaved)" : "UDP")"
                  + (otherTracks.isEmpty ? "" : "; also offered, not played: \(otherTracks.joined(separator: ", "))"))
+    }
+
+    /// A `Session:` header's id and `timeout=` in seconds (RFC 2326 §12.37), read from a server's
+    /// text: an empty or unreadable part is nil, never a trap.
+    static func session(_ header: String) -> (id: String, timeoutSeconds: UInt64?) {
+        let parts = header.split(separator: ";", omittingEmptySubsequences: false)
+        let id = parts.first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let timeout = parts.dropFirst().lazy.map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { $0.hasPrefix("timeout=") }
+            .flatMap { UInt64($0.dropFirst("timeout=".count)) }
+        return (id, timeout)
     }
 
     /// A status that is not 2xx is a one-line error (RFC 2326 §7.1.1: 404 Not Found, 454

@@ -56,6 +56,16 @@ public final class PNGJob: Sendable {
         for job in pending.withLock({ $0 }) { try? job.wait() }
     }
 
+    /// True when the regular file at `path` ends with a PNG's IEND chunk (length 0, "IEND", its CRC).
+    static func endsWithIEND(_ path: String) -> Bool {
+        guard let h = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? h.close() }
+        guard let size = try? h.seekToEnd(), size >= 12 else { return false }
+        try? h.seek(toOffset: size - 12)
+        let tail = [UInt8]((try? h.read(upToCount: 12)) ?? Data())
+        return tail == [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82]
+    }
+
     private static func encode(_ rgb: [UInt8], width: Int, height: Int, path: String) -> Result<Void, ScreenshotError> {
         var pixels = rgb
         return pixels.withUnsafeMutableBytes { p -> Result<Void, ScreenshotError> in
@@ -67,6 +77,15 @@ public final class PNGJob: Sendable {
             defer { SDL_FreeSurface(surface) }
             guard IMG_SavePNG(surface, path) == 0 else {
                 return .failure(ScreenshotError(description: "\(path): \(String(cString: SDL_GetError()))"))
+            }
+            // SDL2_image reports success even when the disk filled up under it: a file counts as
+            // written only when it ends with the IEND chunk (PNG, ISO/IEC 15948 §11.2.5). (A pipe
+            // or a device cannot be read back; what went into it is taken as written.)
+            var st = stat()
+            let regular = stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+            guard !regular || Self.endsWithIEND(path) else {
+                unlink(path)
+                return .failure(ScreenshotError(description: "\(path): the PNG could not be written whole (disk full?)"))
             }
             return .success(())
         }

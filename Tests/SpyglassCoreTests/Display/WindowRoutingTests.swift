@@ -120,6 +120,22 @@ struct WindowRoutingTests {
         }
     }
 
+    /// SDL2_image reports success even when the disk fills up under the PNG: a screenshot counts
+    /// as written only when the file ends with its IEND chunk, and a cut one is an error.
+    @Test("a screenshot cut short is not taken as written")
+    func aScreenshotCutShortIsNotWritten() throws {
+        try withTwoWindows { a, _ in
+            a.showMessage(["Waiting for video…"])
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("whole-\(getpid())-\(UUID().uuidString).png").path
+            defer { unlink(path) }
+            try a.screenshot(path: path).wait()
+            #expect(PNGJob.endsWithIEND(path), "a whole PNG ends with IEND")
+            let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+            try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: path))   // as a full disk leaves it
+            #expect(!PNGJob.endsWithIEND(path), "half of one does not")
+        }
+    }
+
     private func withTwoWindows(_ body: (SDLDisplay, SDLDisplay) throws -> Void) throws {
         let screen = try VirtualScreen()
         defer { screen.stop() }

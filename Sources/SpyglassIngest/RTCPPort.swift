@@ -32,9 +32,12 @@ package final class RTCPPort {
     deinit { Glibc.close(fd) }
 
     /// Reads one datagram (without waiting) into `buffer`, learning where reports go.
+    /// - Parameter rtpSender: the RTP sender the media port listens to, when known: RTCP from
+    ///   another host is dropped (counted as another sender's), so that a stranger can neither
+    ///   set the capture clock with forged sender reports nor take the receiver reports.
     /// - Returns: the byte count, or nil when nothing was there (or it was empty, or from a
-    ///   sender `--allow-from` refuses).
-    func receive(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    ///   sender `--allow-from` refuses, or from another host than the RTP sender's).
+    func receive(into buffer: UnsafeMutableRawBufferPointer, rtpSender: UDPPeer? = nil) -> Int? {
         var peer = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let n = withUnsafeMutablePointer(to: &peer) { p in
@@ -47,6 +50,10 @@ package final class RTCPPort {
             let address = withUnsafePointer(to: &peer) { AddressPrefix.addressBytes(UnsafeRawPointer($0)) }
             guard allowFrom.contains(where: { $0.contains(address) }) else { return nil }
         }
+        if let rtpSender, !withUnsafePointer(to: &peer, { UDPPeer(UnsafeRawPointer($0)) }).isSameHost(as: rtpSender) {
+            otherHost += 1
+            return nil
+        }
         // Only RTCP goes on: an RTP packet (or anything else) sent here must not reach the media
         // path, nor steer where the receiver reports go.
         guard RTCPPacket.looksLikeRTCP(UnsafeRawBufferPointer(rebasing: buffer[..<n])) else { notRTCP += 1; return nil }
@@ -58,6 +65,8 @@ package final class RTCPPort {
 
     /// Datagrams that came to this port and were not RTCP, dropped.
     private(set) var notRTCP = 0
+    /// Datagrams from another host than the RTP sender's, dropped.
+    private(set) var otherHost = 0
 
     /// Sends one compound packet to the sender's RTCP address.
     /// - Returns: true when it went out; false before the address is known, or when the send

@@ -34,6 +34,9 @@ package struct SenderLatch<Sender: Equatable> {
     /// sender is not counted).
     private(set) var takeovers = 0
 
+    /// The sender the port listens to now (nil before the first datagram).
+    var current: Sender? { established }
+
     /// Decides on one datagram from `sender`, arrived at `nowMicros` (monotonic µs).
     /// - Returns: true when it is the established sender's (or a new sender takes over with it).
     mutating func admit(_ sender: Sender, nowMicros: UInt64) -> Bool {
@@ -60,6 +63,10 @@ package struct UDPPeer: Equatable {
     var port: UInt16 = 0
     var high: UInt64 = 0
     var low: UInt64 = 0
+
+    /// True when `other` is the same host (family and address; the port may differ, as an RTP
+    /// sender's RTCP comes from its own port).
+    func isSameHost(as other: UDPPeer) -> Bool { family == other.family && high == other.high && low == other.low }
 
     /// The address a `recvfrom` filled in (`sockaddr_in` or `sockaddr_in6`); unknown families
     /// compare by family alone.

@@ -149,9 +149,10 @@ public final class UDPSource: ByteSource {
         guard fd >= 0 else { return .end }
         let ready = waitReadable(timeoutMicros)
         if ready.rtcp, let rtcp {
-            let refusedBefore = rtcp.notRTCP
-            let got = rtcp.receive(into: buffer)
-            counters.notRTCP += rtcp.notRTCP - refusedBefore
+            let (notRTCPBefore, otherBefore) = (rtcp.notRTCP, rtcp.otherHost)
+            let got = rtcp.receive(into: buffer, rtpSender: latch.current)
+            counters.notRTCP += rtcp.notRTCP - notRTCPBefore
+            counters.otherSender += rtcp.otherHost - otherBefore
             guard let n = got else { return nil }
             // RTCP goes on in band: the RTP depacketizer tells it apart (RFC 5761 §4).
             return .data(count: n, arrivalMicros: MonotonicClock.nowMicros(), truncated: false)
@@ -207,7 +208,9 @@ public final class UDPSource: ByteSource {
     /// 3550 §A.1 validates a source. What it receives goes on in band to the stream's RTCP
     /// session; what the session has for the sender comes back through ``sendToSender(_:)``.
     private func bindRTCPOnceRTPIsCertain(_ datagram: UnsafeRawBufferPointer) {
-        guard RTPPacket.looksLikeRTP(datagram), let header = RTPPacket.fixedHeader(datagram) else { rtpCandidate = nil; return }
+        // Dynamic payload types (H.264/H.265) or 33 (MPEG-TS, RFC 2250 §2: ffmpeg's rtp_mpegts).
+        let mp2t = datagram.count >= 12 && datagram[0] >> 6 == 2 && datagram[1] & 0x7F == 33
+        guard RTPPacket.looksLikeRTP(datagram) || mp2t, let header = RTPPacket.fixedHeader(datagram) else { rtpCandidate = nil; return }
         defer { rtpCandidate = (header.ssrc, header.sequenceNumber) }
         guard let last = rtpCandidate, last.ssrc == header.ssrc, header.sequenceNumber == last.sequence &+ 1 else { return }
         rtcpTried = true

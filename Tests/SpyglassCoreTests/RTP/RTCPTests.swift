@@ -321,4 +321,26 @@ final class RTCPPeer {
         _ = h.finish()
         #expect(h.pipeline.metrics.count(.rtcpPackets) == 1, "only the allowed sender's report was taken")
     }
+
+    /// Without --allow-from, RTCP is taken only from the RTP sender's host: a stranger's forged
+    /// sender reports set no clock (they moved glass-to-glass from 2.5 to 500 ms) and do not
+    /// decide where the receiver reports go.
+    @Test func senderReportsFromAnotherHostThanTheRTPSendersAreDropped() throws {
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(Fixtures.capture("test/h264-aud.h264")))
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let port = source.boundPort
+        let h = Harness(source: source, options: Harness.liveOptions(frames: 2, idleFlushMicros: 0))
+        h.start()
+        var packetizer = RTPPacketizer(codec: .h264, ssrc: 0x5151)
+        Sender.udp(port: port, datagrams: packetizer.packetize(RTCPTests.units(aus[0]), timestamp90kHz: 0))   // from 127.0.0.1
+        try #require(Wait.until { Fixtures.udpPortIsBound(port + 1) }, "the RTCP port is bound once RTP comes")
+        let sr = RTCPTests.senderReport(ssrc: 0x5151, ntp: SenderClock.ntp(unixMicros: MonotonicClock.wallMicros()), rtp: 0)
+        try RTCPPeer(host: "127.0.0.2").send(sr, to: port + 1)
+        try RTCPPeer(host: "127.0.0.1").send(sr, to: port + 1)
+        try #require(Wait.until { h.pipeline.metrics.count(.rtcpPackets) >= 1 }, "the RTP sender's report arrives")
+        Sender.udp(port: port, datagrams: packetizer.packetize(RTCPTests.units(aus[1]), timestamp90kHz: 3000))
+        let r = h.finish()
+        #expect(h.pipeline.metrics.count(.rtcpPackets) == 1, "only the RTP sender's host's report was taken")
+        #expect(r.summary.otherSenderDatagrams >= 1, "the stranger's was dropped and counted")
+    }
 }

@@ -34,12 +34,19 @@ public struct SendRun {
 
     /// Sends until done, logging what is sent and the closing line.
     /// - Returns: the exit code: 0 when the input was sent, 1 when the options do not go
-    ///   together (`--klv` without MPEG-TS, `--rtp` to a stream destination), the destination
-    ///   cannot be reached or the input cannot be read (each said in one line).
+    ///   together (`--klv` without MPEG-TS, `--rtp` to a stream destination or with `--mpegts`:
+    ///   checked before connecting), the destination cannot be reached, nothing at all could be
+    ///   sent, or the input cannot be read (each said in one line).
     public func run() -> Int32 {
         if case .udp(nil, let port, _) = destination {
             Log.info("udp://:\(port) names no host: sending to 127.0.0.1:\(port) (udp://HOST:\(port) sends to another machine)")
         }
+        // The options are checked before anything connects.
+        let toUDP: Bool
+        if case .udp = destination { toUDP = true } else { toUDP = false }
+        if klv != nil && !(mpegts || destination.isSRT) { Log.error("--klv needs --mpegts"); return 1 }
+        if rtp && !toUDP { Log.error("--rtp needs a udp:// destination"); return 1 }
+        if rtp && mpegts { Log.error("--rtp and --mpegts: choose one (RTP carries the H.264/H.265 payload itself)"); return 1 }
         let sender: StreamSender
         do { sender = try StreamSender(destination: destination, mtu: mtu) } catch { Log.error("\(error)"); return 1 }
         let live = LiveSender(input: input, sender: sender)
@@ -48,8 +55,6 @@ public struct SendRun {
         live.rtp = rtp
         live.mpegts = mpegts || destination.isSRT
         live.klv = klv
-        if klv != nil && !live.mpegts { Log.error("--klv needs --mpegts"); return 1 }
-        if rtp && !sender.isDatagram { Log.error("--rtp needs a udp:// destination"); return 1 }
         live.durationSeconds = durationSeconds
         VideoDecoder.setLibraryLogging(verbose: false)   // no libx264 statistics block on exit
         let stop = live.stop
@@ -66,6 +71,10 @@ public struct SendRun {
         do { try live.run() } catch { Log.error("\(error)"); return 1 }
         sender.finish()
         Log.info(live.closingLine(sender, destination: destination, pattern: input.isPattern))
+        if sender.sendErrors > 0 && sender.datagramsSent == 0 {
+            Log.error("\(destination): nothing could be sent (\(sender.sendErrors) sends failed)")
+            return 1
+        }
         return 0
     }
 }

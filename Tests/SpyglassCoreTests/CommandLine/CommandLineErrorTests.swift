@@ -128,4 +128,16 @@ import Glibc
         let (_, out, _) = try Fixtures.run(Fixtures.spyglassBinary, ["play", "--help"])
         #expect(out.contains("Replay keys: space pause"), "\(out)")
     }
+
+    /// `send` checks that its options go together before it connects (a refused connection hid
+    /// "--rtp needs a udp:// destination"), and a send that could send nothing is an error.
+    @Test(arguments: [(["pattern", "tcp://127.0.0.1:1", "--rtp"], "--rtp needs a udp:// destination"),
+                      (["pattern", "tcp://127.0.0.1:1", "--klv", "1,2,3,4"], "--klv needs --mpegts"),
+                      (["pattern", "udp://127.0.0.1:9", "--rtp", "--mpegts"], "--rtp and --mpegts: choose one"),
+                      (["pattern", "udp://255.255.255.255:5000", "--duration", "0.3", "--size", "160x96"], "nothing could be sent")])
+    func sendSaysWhatIsWrongBeforeItConnects(args: [String], says: String) throws {
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send"] + args)
+        #expect(rc == 1, "\(err)")
+        #expect(err.contains(says), "\(err)")
+    }
 }

@@ -12,3 +12,19 @@ import Testing
         #expect(s.id == id && s.timeoutSeconds == timeout, "\(header): \(s)")
     }
 }
+
+/// What a server's DESCRIBE names goes into one log line: control characters cannot reach the
+/// terminal (a track named `\u{1B}]0;PWNED\u{07}` set its title), and 10,000 tracks are not a
+/// 140,000-character line.
+@Suite struct RTSPServerTextTests {
+    @Test func controlCharactersAreShownAsQuestionMarksAndLongTextIsCut() {
+        #expect(RTSPSource.printable("audio\u{1B}]0;PWNED\u{07}\u{1B}[2J") == "audio?]0;PWNED??[2J")
+        #expect(RTSPSource.printable(String(repeating: "a", count: 500)).count == 60)
+    }
+
+    @Test func aLongListNamesHowManyMore() {
+        let tracks = (0..<10_000).map { "audio \($0)" }
+        #expect(RTSPSource.list(tracks) == (0..<8).map { "audio \($0)" }.joined(separator: ", ") + " and 9992 more")
+        #expect(RTSPSource.list(["video (MP2T)"]) == "video (MP2T)")
+    }
+}

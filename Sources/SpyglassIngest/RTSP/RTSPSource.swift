@@ -122,7 +122,19 @@ public final class RTSPSource: ByteSource {
         packetsSincePlay = 0
         counters.connections += 1
         Log.info("\(label): playing over \(mode == .tcp ? "TCP (interleaved)" : "UDP")"
-                 + (otherTracks.isEmpty ? "" : "; also offered, not played: \(otherTracks.joined(separator: ", "))"))
+                 + (otherTracks.isEmpty ? "" : "; also offered, not played: \(Self.list(otherTracks))"))
+    }
+
+    /// A server's text as one safe log line: control characters (a terminal's escape sequences)
+    /// shown as `?`, and at most 60 characters.
+    static func printable(_ text: String) -> String {
+        let clean = String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) })
+        return clean.count > 60 ? String(clean.prefix(59)) + "…" : clean
+    }
+
+    /// The first 8 of `items`, and how many more.
+    package static func list(_ items: [String]) -> String {
+        items.prefix(8).joined(separator: ", ") + (items.count > 8 ? " and \(items.count - 8) more" : "")
     }
 
     /// A `Session:` header's id and `timeout=` in seconds (RFC 2326 §12.37), read from a server's
@@ -148,9 +160,9 @@ public final class RTSPSource: ByteSource {
     private func readSDP(_ text: String) throws {
         let sections = MediaSection.sections(in: text)
         let chosen = sections.first { $0.media == "video" && $0.description.codec != nil }
-        otherTracks = sections.filter { $0 != chosen }.map { $0.media + ($0.encodingName.map { " (\($0))" } ?? "") }
+        otherTracks = sections.filter { $0 != chosen }.map { Self.printable($0.media + ($0.encodingName.map { " (\($0))" } ?? "")) }
         guard let chosen else {
-            throw SourceError.open("\(label): the server offers no H.264/H.265 video track (\(otherTracks.isEmpty ? "no tracks" : otherTracks.joined(separator: ", ")))")
+            throw SourceError.open("\(label): the server offers no H.264/H.265 video track (\(otherTracks.isEmpty ? "no tracks" : Self.list(otherTracks)))")
         }
         sessionDescription = chosen.description
         described = true

@@ -66,7 +66,7 @@ public enum ProbeRun {
             sdpLines.append("sdp video".padding(toLength: 22, withPad: " ", startingAt: 0)
                             + "\(d.codec?.displayName ?? "?"), payload type \(d.payloadType.map(String.init) ?? "?"), \(d.parameterSets.count) parameter sets in sprop-*")
             sdpLines.append("sdp other tracks".padding(toLength: 22, withPad: " ", startingAt: 0)
-                            + (rtsp.otherTracks.isEmpty ? "none" : rtsp.otherTracks.joined(separator: ", ") + " (not played)"))
+                            + (rtsp.otherTracks.isEmpty ? "none" : RTSPSource.list(rtsp.otherTracks) + " (not played)"))
             options.sdp = d
         }
         let gathered = ProbeState()

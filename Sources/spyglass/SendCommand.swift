@@ -135,7 +135,15 @@ func sendableFile(_ path: String) -> Bool {
     guard access(path, R_OK) == 0 else { Log.error("\(path): \(String(cString: strerror(errno)))"); return false }
     var st = stat()
     guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-        Log.error("\(path): not a regular file (send reads a recorded .h264/.h265/.ts file, or sends a pattern)")
+        Log.error("\(path): not a regular file (send reads a raw .h264/.h265 file, or sends a pattern)")
+        return false
+    }
+    // MPEG-TS (188-byte packets, or 192 with an arrival stamp before each) is not Annex B:
+    // sent as is, every picture came out concealed.
+    if let head = FileHandle(forReadingAtPath: path).flatMap({ try? $0.read(upToCount: 400) }).map([UInt8].init),
+       [0, 4].contains(where: { o in head.count > o + 2 * 192 && head[o] == 0x47 && (head[o + 188] == 0x47 || head[o + 192] == 0x47) }) {
+        Log.error("\(path): an MPEG-TS file; send reads raw Annex B: take the video out first "
+                  + "(ffmpeg -i \(path) -c:v copy -an OUT.h264), or send it with --mpegts from that")
         return false
     }
     return true

@@ -20,6 +20,10 @@ public struct ReceiverReporter: Sendable {
     private var lastTransit: Int64?
     private var lastSenderReport: (compactNTP: UInt32, arrivalMicros: UInt64)?
     private var nextReportMicros: UInt64?
+    private var lastRTPMicros: UInt64 = 0
+    /// A sender silent this long gets no more reports until it sends again, µs: RFC 3550 §6.3.5
+    /// times a source out after 5 report intervals.
+    public static let senderTimeoutMicros = 5 * intervalMicros
 
     /// - Parameter ssrc: our SSRC (random by default).
     public init(ssrc: UInt32 = UInt32.random(in: 1...UInt32.max)) { self.ssrc = ssrc }
@@ -31,6 +35,7 @@ public struct ReceiverReporter: Sendable {
     public mutating func observeRTP(_ datagram: UnsafeRawBufferPointer, arrivalMicros: UInt64) {
         guard let (sequence, timestamp, ssrc) = RTPPacket.fixedHeader(datagram) else { return }
         if stream != ssrc { start(ssrc, sequence, arrivalMicros) }
+        lastRTPMicros = arrivalMicros
         received += 1
         if sequence &- maxSequence < 0x8000 && sequence != maxSequence {
             if sequence < maxSequence { cycles &+= 1 << 16 }
@@ -66,11 +71,12 @@ public struct ReceiverReporter: Sendable {
         lastSenderReport = (report.compactNTP, arrivalMicros)
     }
 
-    /// A compound RR + SDES packet when one is due (every ``intervalMicros`` once RTP flows),
-    /// else nil.
+    /// A compound RR + SDES packet when one is due (every ``intervalMicros`` while RTP flows, and
+    /// none once the sender has been silent for ``senderTimeoutMicros``), else nil.
     /// - Parameter nowMicros: monotonic now, µs.
     public mutating func reportIfDue(nowMicros: UInt64) -> [UInt8]? {
-        guard let due = nextReportMicros, nowMicros >= due, let stream else { return nil }
+        guard let due = nextReportMicros, nowMicros >= due, let stream,
+              nowMicros <= lastRTPMicros + Self.senderTimeoutMicros else { return nil }
         nextReportMicros = nowMicros + Self.intervalMicros
         return receiverReport(for: stream, nowMicros: nowMicros) + sourceDescription()
     }

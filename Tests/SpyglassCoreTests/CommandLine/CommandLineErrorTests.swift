@@ -140,4 +140,16 @@ import Glibc
         #expect(rc == 1, "\(err)")
         #expect(err.contains(says), "\(err)")
     }
+
+    /// `send FILE.ts` sent MPEG-TS bytes as Annex B (every picture concealed at the receiver) and
+    /// exited 0: now it says what the file is, in one line.
+    @Test func sendRefusesAnMPEGTSFile() throws {
+        let ts = FileManager.default.temporaryDirectory.appendingPathComponent("send-\(getpid())-\(UUID().uuidString).ts").path
+        defer { unlink(ts) }
+        let (mux, _, muxErr) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-i", Fixtures.capture("test/h264-baseline.h264"),
+                                                                 "-c", "copy", "-f", "mpegts", "-y", ts])
+        try #require(mux == 0, "\(muxErr)")
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", ts, "udp://127.0.0.1:9"])
+        #expect(rc == 1 && err.contains("an MPEG-TS file"), "\(err)")
+    }
 }

@@ -45,4 +45,20 @@ import Testing
         let parts = cut.withUnsafeBytes { session.receive($0, arrivalMicros: 1) }
         #expect(parts == nil && session.counts.packets == 1 && session.counts.malformed == 1 && session.clock.latest == nil)
     }
+
+    /// A sender that went away gets no more reports after 5 intervals (RFC 3550 §6.3.5), and
+    /// gets them again when it comes back.
+    @Test func aSilentSenderGetsNoMoreReports() {
+        var session = RTCPSession(ssrc: 1)
+        func rtp(_ seq: UInt16, at t: UInt64) {
+            RTPPacket.build(marker: true, payloadType: 96, sequenceNumber: seq, timestamp: 0, ssrc: 9, payload: [0x41])
+                .withUnsafeBytes { session.observeRTP($0, arrivalMicros: t) }
+        }
+        rtp(1, at: 1_000_000)
+        #expect(session.outgoing(nowMicros: 2_000_000) != nil, "the first report")
+        #expect(session.outgoing(nowMicros: 4_000_000) != nil, "still within 5 intervals of the last packet")
+        #expect(session.outgoing(nowMicros: 12_000_000) == nil, "silent for 11 s: timed out")
+        rtp(2, at: 20_000_000)
+        #expect(session.outgoing(nowMicros: 20_000_001) != nil, "back: reports again")
+    }
 }

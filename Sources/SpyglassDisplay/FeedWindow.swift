@@ -206,6 +206,7 @@ import SpyglassFeed
     }
 
     private func present(_ frame: DecodedFrame, _ p: inout Presenter) {
+        var frame = frame
         if !p.playing && settings.fitToVideo {
             let (sn, sd) = frame.sampleAspectRatio
             display.fitWindow(width: frame.width * sn / max(1, sd), height: frame.height)

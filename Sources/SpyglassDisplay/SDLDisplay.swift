@@ -573,7 +573,7 @@ public final class SDLDisplay: RoutedWindow {
         guard let pixels = surface.pointee.pixels, rect.w > 0, rect.h > 0 else { return }
         let pitch = Int(surface.pointee.pitch)
         let origin = pixels + Int(rect.y) * pitch + Int(rect.x) * 4
-        if !converter.convert(frame, into: origin, pitch: pitch, width: Int(rect.w), height: Int(rect.h), format: surfaceFormat, source: source) {
+        if !converter.convert(frame.picture, into: origin, pitch: pitch, width: Int(rect.w), height: Int(rect.h), format: surfaceFormat, source: source) {
             logDrawFailure("libswscale cannot convert \(frame.width)x\(frame.height) \(String(cString: av_get_pix_fmt_name(frame.pixelFormat)))")
         }
     }
@@ -672,7 +672,7 @@ public final class SDLDisplay: RoutedWindow {
             var pixels: UnsafeMutableRawPointer?
             var pitch: Int32 = 0
             guard SDL_LockTexture(texture, nil, &pixels, &pitch) == 0, let pixels else { return false }
-            let ok = converter.convert(frame, into: pixels, pitch: Int(pitch), width: frame.width, height: frame.height,
+            let ok = converter.convert(frame.picture, into: pixels, pitch: Int(pitch), width: frame.width, height: frame.height,
                                        format: AV_PIX_FMT_BGRA)
             SDL_UnlockTexture(texture)
             guard ok else { return false }

@@ -26,7 +26,8 @@ public final class WindowSink: FrameSink {
     }
 
     public func consume(_ frame: DecodedFrame) {
-        prescaler?.prepare(frame)
+        var frame = frame
+        prescaler?.prepare(&frame)
         if let old = slot.put(frame) {
             latency?.record(old, dropped: true)
             metrics.add(.framesDropped)

@@ -101,7 +101,7 @@ final class WallSurface: RoutedWindow {
 
     /// Scales the part `source` of `frame` into `destination` (inside the window).
     /// - Returns: false when libswscale cannot convert it.
-    func draw(_ frame: DecodedFrame, source: PixelRect, into destination: PixelRect, converter: PictureConverter) -> Bool {
+    func draw(_ frame: DecodedPicture, source: PixelRect, into destination: PixelRect, converter: PictureConverter) -> Bool {
         guard let (s, format) = target(), let pixels = s.pointee.pixels else { return false }
         let d = intersect(destination, PixelRect(x: 0, y: 0, width: Int(s.pointee.w), height: Int(s.pointee.h)))
         guard d == destination, d.width > 0, d.height > 0 else { return false }

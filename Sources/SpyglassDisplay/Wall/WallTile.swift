@@ -48,9 +48,10 @@ final class WallTile {
 
     /// Stamps the new picture as shown at `presentedMicros` (drawn from `renderStartMicros`).
     func presented(renderStartMicros: UInt64, presentedMicros: UInt64) {
-        guard pictureIsNew, let frame = picture else { return }
+        guard pictureIsNew, var frame = picture else { return }
         frame.timing.renderStartMicros = renderStartMicros
         frame.timing.presentedMicros = presentedMicros
+        picture = frame
         if let p = feed.pipeline { PresentationStamps.record(frame, metrics: p.metrics, latency: feed.latency) }
         let t = frame.timing
         if t.captureWallMicros > 0 && t.captureSource != .clockOffset {
@@ -83,8 +84,8 @@ final class WallTile {
         let scale = min(Double(width) / Double(frame.width), Double(height) / Double(frame.height))
         let w = max(2, Int(Double(frame.width) * scale) & ~1), h = max(2, Int(Double(frame.height) * scale) & ~1)
         let whole = PixelRect(x: 0, y: 0, width: frame.width, height: frame.height)
-        guard let still = PictureConverter().scaledCopy(of: frame, source: whole, width: w, height: h) else { return }
-        picture = still
+        guard let still = PictureConverter().scaledCopy(of: frame.picture, source: whole, width: w, height: h) else { return }
+        picture = frame.replacingPicture(with: still)
         dirty = true
     }
 

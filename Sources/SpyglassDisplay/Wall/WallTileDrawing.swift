@@ -53,7 +53,7 @@ extension WallWindow {
                                  into: p.destination, converter: tile.converter)
         } else {
             fromCopy = false
-            drawn = surface.draw(frame, source: p.source, into: p.destination, converter: tile.converter)
+            drawn = surface.draw(frame.picture, source: p.source, into: p.destination, converter: tile.converter)
         }
         if !drawn { surface.fill(rect, Self.background) }
         return fromCopy

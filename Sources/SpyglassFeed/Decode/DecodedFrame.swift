@@ -1,36 +1,20 @@
 import CFFmpeg
 import SpyglassPipeline
 
-/// A picture out of libavcodec, with the timing of the access unit it came from.
+/// A picture out of libavcodec: immutable, so any thread may read it.
 ///
 /// Owns a reference to the `AVFrame` (freed on deinit). Planes are in the decoder's native
 /// pixel format (`yuv420p`, `yuv420p10le`, `yuv422p`, …); conversion, if any, happens at display.
-public final class DecodedFrame: @unchecked Sendable {
-    /// The frame; valid for the life of this object.
-    public let frame: UnsafeMutablePointer<AVFrame>
-    /// Output order, from 0.
-    public let index: Int
-    /// Index of the access unit that produced it (from the packet's pts).
-    public let accessUnitIndex: Int
-    /// Stage stamps, monotonic µs.
-    public var timing: FrameTiming
-    /// True when the access unit was damaged or libavcodec flagged errors in the picture.
-    public let damaged: Bool
-    /// For a replayed recording: the entry it came from (its recorded arrival and capture times).
-    public var replayEntry: RecordingIndex.Entry?
-    /// Re-decoded by a repair, and not the newest picture: recorded (framemd5), not shown.
-    public var isRepairReplay = false
-    /// The newest picture of a repair: shown again, but not counted or logged as a new one.
-    public var isRepairNewest = false
-    /// The picture shrunk for its wall tile on the feed's thread (``TilePrescaler``); nil when not.
-    package var tileCopy: TilePrescaler.Copy?
+/// Nothing writes to the frame after libavcodec returned it (`avcodec_receive_frame`): readers
+/// (libswscale, the MD5 hash, the time-code reader) only read its planes.
+public final class DecodedPicture: Sendable {
+    /// The frame; valid for the life of this object, never written to.
+    /// (`nonisolated(unsafe)`: a C pointer is not `Sendable`; the picture behind it is read-only.)
+    public nonisolated(unsafe) let frame: UnsafeMutablePointer<AVFrame>
 
-    init(frame: UnsafeMutablePointer<AVFrame>, index: Int, accessUnitIndex: Int, timing: FrameTiming, damaged: Bool) {
+    /// Takes ownership of `frame` (an `av_frame_alloc`ed frame holding a picture).
+    init(frame: UnsafeMutablePointer<AVFrame>) {
         self.frame = frame
-        self.index = index
-        self.accessUnitIndex = accessUnitIndex
-        self.timing = timing
-        self.damaged = damaged
     }
 
     deinit {
@@ -70,6 +54,69 @@ public final class DecodedFrame: @unchecked Sendable {
         let r = frame.pointee.sample_aspect_ratio
         return r.num > 0 && r.den > 0 ? (Int(r.num), Int(r.den)) : (1, 1)
     }
+}
+
+/// One decoded picture on its way from the decoder to the screen: the shared, immutable
+/// ``DecodedPicture`` and this trip's own stamps and marks, as a value.
+///
+/// Each stage that stamps it (the capture clock, the replay timeline, the window) changes its own
+/// copy and passes that on, so a picture handed to another thread shares nothing mutable.
+public struct DecodedFrame: Sendable {
+    /// The picture itself.
+    public let picture: DecodedPicture
+    /// Output order, from 0.
+    public let index: Int
+    /// Index of the access unit that produced it (from the packet's pts).
+    public let accessUnitIndex: Int
+    /// Stage stamps, monotonic µs.
+    public var timing: FrameTiming
+    /// True when the access unit was damaged or libavcodec flagged errors in the picture.
+    public let damaged: Bool
+    /// For a replayed recording: the entry it came from (its recorded arrival and capture times).
+    public var replayEntry: RecordingIndex.Entry?
+    /// Re-decoded by a repair, and not the newest picture: recorded (framemd5), not shown.
+    public var isRepairReplay = false
+    /// The newest picture of a repair: shown again, but not counted or logged as a new one.
+    public var isRepairNewest = false
+    /// The picture shrunk for its wall tile on the feed's thread (``TilePrescaler``); nil when not.
+    package var tileCopy: TilePrescaler.Copy?
+
+    init(picture: DecodedPicture, index: Int, accessUnitIndex: Int, timing: FrameTiming, damaged: Bool) {
+        self.picture = picture
+        self.index = index
+        self.accessUnitIndex = accessUnitIndex
+        self.timing = timing
+        self.damaged = damaged
+    }
+
+    /// This frame with another picture (a scaled copy of its own), its stamps and marks kept and
+    /// no ``tileCopy``.
+    package func replacingPicture(with p: DecodedPicture) -> DecodedFrame {
+        var f = DecodedFrame(picture: p, index: index, accessUnitIndex: accessUnitIndex, timing: timing, damaged: damaged)
+        f.replayEntry = replayEntry
+        f.isRepairReplay = isRepairReplay
+        f.isRepairNewest = isRepairNewest
+        return f
+    }
+
+    /// The libavcodec frame (``DecodedPicture/frame``): read only.
+    public var frame: UnsafeMutablePointer<AVFrame> { picture.frame }
+    /// Width in luma samples.
+    public var width: Int { picture.width }
+    /// Height in luma samples.
+    public var height: Int { picture.height }
+    /// libavutil pixel format.
+    public var pixelFormat: AVPixelFormat { picture.pixelFormat }
+    /// Pixel format name, e.g. "yuv420p".
+    public var pixelFormatName: String { picture.pixelFormatName }
+    /// See ``DecodedPicture/isFullRange``.
+    public var isFullRange: Bool { picture.isFullRange }
+    /// Colour matrix signalled by the stream (`AVCOL_SPC_*`).
+    public var colorSpace: AVColorSpace { picture.colorSpace }
+    /// Sample aspect ratio as (num, den); (1, 1) when unknown.
+    public var sampleAspectRatio: (Int, Int) { picture.sampleAspectRatio }
+    /// See ``DecodedPicture/readTimeCode(y:)``.
+    public func readTimeCode(y: Int) -> UInt64? { picture.readTimeCode(y: y) }
 }
 
 /// Monotonic µs stamps of one frame's trip through the receiver (0 = not reached).

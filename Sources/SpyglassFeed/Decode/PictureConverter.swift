@@ -42,7 +42,7 @@ package final class PictureConverter {
     ///   - source: the part of the picture to convert, picture pixels (nil: all of it); clamped to
     ///     the picture, its origin rounded down to the chroma grid.
     /// - Returns: false when libswscale cannot convert this input (it is then not drawn).
-    package func convert(_ frame: DecodedFrame, into pixels: UnsafeMutableRawPointer, pitch: Int,
+    package func convert(_ frame: DecodedPicture, into pixels: UnsafeMutableRawPointer, pitch: Int,
                  width: Int, height: Int, format: AVPixelFormat, source: PixelRect? = nil) -> Bool {
         var dst: [UnsafeMutablePointer<UInt8>?] = [pixels.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
         var dstStride: [Int32] = [Int32(pitch), 0, 0, 0]
@@ -52,7 +52,7 @@ package final class PictureConverter {
     /// The part `source` of an 8-bit 4:2:0 `frame` scaled to `width` x `height` in its own pixel
     /// format, colour matrix, range and aspect (a smaller copy to convert later).
     /// - Returns: nil for other pixel formats, or when libswscale or the allocation fails.
-    package func scaledCopy(of frame: DecodedFrame, source: PixelRect, width: Int, height: Int) -> DecodedFrame? {
+    package func scaledCopy(of frame: DecodedPicture, source: PixelRect, width: Int, height: Int) -> DecodedPicture? {
         let format = frame.pixelFormat
         guard format == AV_PIX_FMT_YUV420P || format == AV_PIX_FMT_YUVJ420P, width > 0, height > 0,
               let copy = av_frame_alloc() else { return nil }
@@ -66,8 +66,7 @@ package final class PictureConverter {
         }
         var dst = withUnsafeBytes(of: copy.pointee.data) { Array($0.bindMemory(to: UnsafeMutablePointer<UInt8>?.self)) }
         var dstStride = withUnsafeBytes(of: copy.pointee.linesize) { Array($0.bindMemory(to: Int32.self)) }
-        let scaled = DecodedFrame(frame: copy, index: frame.index, accessUnitIndex: frame.accessUnitIndex,
-                                  timing: frame.timing, damaged: frame.damaged)
+        let scaled = DecodedPicture(frame: copy)
         return run(frame, source: source, width: width, height: height, format: format, dst: &dst, dstStride: &dstStride)
             ? scaled : nil
     }
@@ -98,7 +97,7 @@ package final class PictureConverter {
 
     /// Scales and converts `frame`'s part `source` into the planes `dst`, keeping the context
     /// while the input and output stay the same.
-    private func run(_ frame: DecodedFrame, source: PixelRect?, width: Int, height: Int, format: AVPixelFormat,
+    private func run(_ frame: DecodedPicture, source: PixelRect?, width: Int, height: Int, format: AVPixelFormat,
                      dst: inout [UnsafeMutablePointer<UInt8>?], dstStride: inout [Int32]) -> Bool {
         let f = frame.frame
         guard width > 0, height > 0, let desc = av_pix_fmt_desc_get(frame.pixelFormat) else { return false }
@@ -119,7 +118,7 @@ package final class PictureConverter {
 
     /// A libswscale context for `k`: 8-bit 4:2:0 takes the SIMD paths (fast-bilinear when `fast`
     /// and scaled); other formats exact rounding and full chroma interpolation.
-    private static func context(for k: Key, frame: DecodedFrame, fast: Bool) -> OpaquePointer? {
+    private static func context(for k: Key, frame: DecodedPicture, fast: Bool) -> OpaquePointer? {
         let plain = (frame.pixelFormat == AV_PIX_FMT_YUV420P || frame.pixelFormat == AV_PIX_FMT_YUVJ420P)
             && (fast || (k.srcWidth == k.dstWidth && k.srcHeight == k.dstHeight))
         let scaled = Int(k.srcWidth) != k.dstWidth || Int(k.srcHeight) != k.dstHeight
@@ -168,7 +167,7 @@ package final class PictureConverter {
 
     /// libswscale's name for the frame's colour matrix (unspecified: BT.601, as libswscale and
     /// so ffmpeg assume).
-    static func swsColorspace(_ frame: DecodedFrame) -> Int32 {
+    static func swsColorspace(_ frame: DecodedPicture) -> Int32 {
         switch frame.colorSpace {
         case AVCOL_SPC_BT709: return SWS_CS_ITU709
         case AVCOL_SPC_FCC: return SWS_CS_FCC

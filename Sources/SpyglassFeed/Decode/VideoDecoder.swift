@@ -259,7 +259,7 @@ public final class VideoDecoder: VideoDecoding {
             let flagged = f.pointee.decode_error_flags != 0 || (f.pointee.flags & AV_FRAME_FLAG_CORRUPT) != 0
             if flagged { counters.concealedFrames += 1 }
             counters.framesDecoded += 1
-            emit(DecodedFrame(frame: f, index: outputIndex, accessUnitIndex: auIndex, timing: timing,
+            emit(DecodedFrame(picture: DecodedPicture(frame: f), index: outputIndex, accessUnitIndex: auIndex, timing: timing,
                               damaged: damaged || flagged))
             outputIndex += 1
         }

@@ -138,7 +138,7 @@ public final class CaptureClockTap: FrameTap {
     /// Relative mode is said in the summary once a stamp came (a stream without any says nothing).
     private var relativeUnsaid: Bool
 
-    public func observe(_ frame: DecodedFrame) {
+    public func observe(_ frame: inout DecodedFrame) {
         guard frame.replayEntry == nil, frame.timing.lastByteMicros > 0 else { return }
         if relativeUnsaid && frame.timing.captureWallMicros > 0 {
             relativeUnsaid = false

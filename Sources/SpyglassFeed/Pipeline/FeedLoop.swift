@@ -357,14 +357,14 @@ final class FeedLoop {
         var previous: DecodedFrame?
         for au in aus {
             decoder.decode(au) { frame in
-                if let p = previous {
+                if var p = previous {
                     p.isRepairReplay = true
                     sink.consume(p)
                 }
                 previous = frame
             }
         }
-        if let newest = previous {
+        if var newest = previous {
             newest.isRepairNewest = true
             sink.consume(newest)
         }

@@ -25,7 +25,7 @@ extension FrameSink {
 /// Something that looks at every picture on its way (writes a hash, reads a time code).
 public protocol FrameTap: AnyObject {
     /// Looks at (and may stamp) one picture.
-    func observe(_ frame: DecodedFrame)
+    func observe(_ frame: inout DecodedFrame)
     /// The feed ended.
     func finish()
     /// See ``FrameSink/rewind(toAccessUnit:)``.
@@ -50,7 +50,8 @@ public final class FrameTee: FrameSink {
     }
 
     public func consume(_ frame: DecodedFrame) {
-        for t in taps { t.observe(frame) }
+        var frame = frame
+        for t in taps { t.observe(&frame) }
         next.consume(frame)
     }
 
@@ -114,6 +115,7 @@ public final class HeadlessSink: FrameSink {
     }
 
     public func consume(_ frame: DecodedFrame) {
+        var frame = frame
         frame.timing.presentedMicros = MonotonicClock.nowMicros()
         PresentationStamps.record(frame, metrics: metrics, latency: latency)
     }

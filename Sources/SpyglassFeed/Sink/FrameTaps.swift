@@ -10,7 +10,7 @@ public final class FrameMD5Tap: FrameTap {
         self.writer = writer
         self.onFailure = onFailure
     }
-    public func observe(_ frame: DecodedFrame) { writer.write(frame) }
+    public func observe(_ frame: inout DecodedFrame) { writer.write(frame) }
     public func rewind(toAccessUnit index: Int) {
         if !writer.rewind(toAccessUnit: index) && !warned {
             warned = true
@@ -28,7 +28,7 @@ public final class FrameMD5Tap: FrameTap {
 /// picture, into `opticalWallMicros` (true camera-to-screen latency on one clock).
 public final class OpticalTimeCodeTap: FrameTap {
     public init() {}
-    public func observe(_ frame: DecodedFrame) {
+    public func observe(_ frame: inout DecodedFrame) {
         let y = frame.height - TimeCode.stripHeight(width: frame.width)
         frame.timing.opticalWallMicros = frame.readTimeCode(y: y) ?? 0
     }
@@ -53,6 +53,7 @@ public final class ReplayTimeline: FrameSink {
     }
 
     public func consume(_ frame: DecodedFrame) {
+        var frame = frame
         if let (entry, hidden) = recording.entry(forAccessUnit: frame.accessUnitIndex) {
             if hidden { metrics.add(.framesToSeekTarget); return }
             frame.replayEntry = entry

@@ -32,7 +32,7 @@ public final class TilePrescaler: Sendable {
         /// The part of the original picture it shows (``Gravity/Placement/source``), picture pixels.
         package let source: PixelRect
         /// The small picture: 8-bit 4:2:0, exactly the size it is drawn at.
-        package let picture: DecodedFrame
+        package let picture: DecodedPicture
     }
 
     private let target = Mutex<Target?>(nil)
@@ -54,7 +54,7 @@ public final class TilePrescaler: Sendable {
 
     /// Shrinks `frame` for the tile aimed at, if any, and keeps the copy with it
     /// (``DecodedFrame/tileCopy``). The feed's thread, before the picture reaches its slot.
-    public func prepare(_ frame: DecodedFrame) {
+    public func prepare(_ frame: inout DecodedFrame) {
         guard let t = target.withLock({ $0 }) else { return }
         let (sn, sd) = frame.sampleAspectRatio
         let aspect = Double(frame.width * sn) / Double(max(1, frame.height * sd))
@@ -62,7 +62,7 @@ public final class TilePrescaler: Sendable {
                                     in: PixelRect(x: 0, y: 0, width: t.width, height: t.height))
         let w = p.destination.width, h = p.destination.height
         guard w < p.source.width, h < p.source.height else { return }
-        if let small = converter.withLock({ $0.scaledCopy(of: frame, source: p.source, width: w, height: h) }) {
+        if let small = converter.withLock({ $0.scaledCopy(of: frame.picture, source: p.source, width: w, height: h) }) {
             frame.tileCopy = Copy(source: p.source, picture: small)
         }
     }

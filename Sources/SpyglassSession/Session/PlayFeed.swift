@@ -115,7 +115,7 @@ public final class PlayFeed {
         while !open.isEmpty {
             open = open.filter { f in
                 guard let slot = f.slot else { return false }
-                if let frame = slot.take() {
+                if var frame = slot.take() {
                     frame.timing.presentedMicros = MonotonicClock.nowMicros()
                     PresentationStamps.record(frame, metrics: f.pipeline.metrics, latency: f.latency)
                     return true

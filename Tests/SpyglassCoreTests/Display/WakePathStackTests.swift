@@ -12,7 +12,7 @@ import CFFmpeg
 /// 65,000 pictures (issue 17).
 @Suite struct WakePathStackTests {
     private static func frame(_ i: Int) -> DecodedFrame {
-        DecodedFrame(frame: av_frame_alloc()!, index: i, accessUnitIndex: i, timing: FrameTiming(), damaged: false)
+        DecodedFrame(picture: DecodedPicture(frame: av_frame_alloc()!), index: i, accessUnitIndex: i, timing: FrameTiming(), damaged: false)
     }
 
     @Test func aWindowFeedsThreadKeepsAFlatStackOver200000Pictures() {

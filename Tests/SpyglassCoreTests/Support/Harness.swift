@@ -26,8 +26,8 @@ final class Harness: Sendable {
     }
 
     /// A picture the sink saw, not kept alive by the sink.
-    private struct Seen: @unchecked Sendable {
-        weak var frame: DecodedFrame?
+    private struct Seen: Sendable {
+        weak var picture: DecodedPicture?
     }
 
     /// The end of the chain: stamps "presented" and keeps what the tests compare.
@@ -35,12 +35,13 @@ final class Harness: Sendable {
         let result = Mutex(Result())
         private let seen = Mutex([Seen]())
         func consume(_ frame: DecodedFrame) {
+            var frame = frame
             frame.timing.presentedMicros = MonotonicClock.nowMicros()
             let (size, md5) = FrameMD5Writer.hash(frame)
             let alive = seen.withLock { s in
-                s.removeAll { $0.frame == nil }
+                s.removeAll { $0.picture == nil }
                 let n = s.count
-                s.append(Seen(frame: frame))
+                s.append(Seen(picture: frame.picture))
                 return n
             }
             result.withLock { r in

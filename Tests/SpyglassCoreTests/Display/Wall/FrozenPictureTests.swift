@@ -33,8 +33,8 @@ import Testing
         let still = try #require(tile.picture)
         #expect((still.width, still.height) == (1280, 720), "the window's size, the same shape")
         #expect(still.sampleAspectRatio == (4, 3), "the sample aspect ratio goes with it")
-        #expect(TilePrescalerTests.near(TilePrescalerTests.luma(still, 100, 360), 50), "the picture's own samples, left")
-        #expect(TilePrescalerTests.near(TilePrescalerTests.luma(still, 1180, 360), 200), "and right")
+        #expect(TilePrescalerTests.near(TilePrescalerTests.luma(still.picture, 100, 360), 50), "the picture's own samples, left")
+        #expect(TilePrescalerTests.near(TilePrescalerTests.luma(still.picture, 1180, 360), 200), "and right")
         #expect(tile.dirty, "drawn again from the still")
     }
 

@@ -28,10 +28,10 @@ import Testing
                 }
             }
         }
-        return DecodedFrame(frame: f, index: 0, accessUnitIndex: 0, timing: FrameTiming(), damaged: false)
+        return DecodedFrame(picture: DecodedPicture(frame: f), index: 0, accessUnitIndex: 0, timing: FrameTiming(), damaged: false)
     }
 
-    static func luma(_ d: DecodedFrame, _ x: Int, _ y: Int) -> UInt8 {
+    static func luma(_ d: DecodedPicture, _ x: Int, _ y: Int) -> UInt8 {
         d.frame.pointee.data.0![y * Int(d.frame.pointee.linesize.0) + x]
     }
 
@@ -41,8 +41,8 @@ import Testing
     @Test func aPictureLargerThanItsTileIsShrunkToTheLetterboxedSize() throws {
         let p = TilePrescaler()
         p.aim(.init(width: 200, height: 200, gravity: .letterbox))
-        let frame = Self.picture(fullRange: true)
-        p.prepare(frame)
+        var frame = Self.picture(fullRange: true)
+        p.prepare(&frame)
         let copy = try #require(frame.tileCopy)
         #expect(copy.source == PixelRect(x: 0, y: 0, width: 320, height: 180))
         #expect((copy.picture.width, copy.picture.height) == (200, 113), "16:9 letterboxed into 200 wide")
@@ -56,8 +56,8 @@ import Testing
     @Test func fillShrinksOnlyThePartShown() throws {
         let p = TilePrescaler()
         p.aim(.init(width: 90, height: 90, gravity: .fill))
-        let frame = Self.picture()
-        p.prepare(frame)
+        var frame = Self.picture()
+        p.prepare(&frame)
         let copy = try #require(frame.tileCopy)
         #expect(copy.source == PixelRect(x: 70, y: 0, width: 180, height: 180), "the centre square")
         #expect((copy.picture.width, copy.picture.height) == (90, 90))
@@ -66,28 +66,28 @@ import Testing
 
     @Test func picturesAreLeftAloneWhenNotAimedNotLargerOrNot8Bit420() {
         let p = TilePrescaler()
-        let unaimed = Self.picture()
-        p.prepare(unaimed)
+        var unaimed = Self.picture()
+        p.prepare(&unaimed)
         #expect(unaimed.tileCopy == nil, "no tile: no work")
         p.aim(.init(width: 320, height: 180, gravity: .letterbox))
-        let sameSize = Self.picture()
-        p.prepare(sameSize)
+        var sameSize = Self.picture()
+        p.prepare(&sameSize)
         #expect(sameSize.tileCopy == nil, "the tile is as large as the picture")
         p.aim(.init(width: 160, height: 90, gravity: .stretch))
-        let tenBit = Self.picture(format: AV_PIX_FMT_YUV420P10LE)
-        p.prepare(tenBit)
+        var tenBit = Self.picture(format: AV_PIX_FMT_YUV420P10LE)
+        p.prepare(&tenBit)
         #expect(tenBit.tileCopy == nil, "10-bit is scaled by the wall, exactly")
         p.aim(nil)
-        let hidden = Self.picture()
-        p.prepare(hidden)
+        var hidden = Self.picture()
+        p.prepare(&hidden)
         #expect(hidden.tileCopy == nil, "a feed off screen costs nothing")
     }
 
     @Test func copiesComeFromOnePoolAndOutliveThePrescaler() throws {
         var p: TilePrescaler? = TilePrescaler()
         p!.aim(.init(width: 160, height: 90, gravity: .letterbox))
-        let frames = (0..<5).map { _ in Self.picture() }
-        for f in frames { p!.prepare(f) }
+        var frames = (0..<5).map { _ in Self.picture() }
+        for i in frames.indices { p!.prepare(&frames[i]) }
         let copies = frames.compactMap(\.tileCopy)
         #expect(copies.count == 5)
         #expect(Set(copies.map { Int(bitPattern: $0.picture.frame.pointee.data.0) }).count == 5, "each copy its own buffer while held")

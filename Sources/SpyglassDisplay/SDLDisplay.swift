@@ -13,7 +13,7 @@ import SpyglassFeed
 /// its waiting ``waitEvent(timeoutMillis:)`` sleeps on, so a ready frame wakes the display at once
 /// and wakes no other window. (An SDL user event would go through the X server on X11: about
 /// 0.4 ms more per frame, measured under Xvfb.) Window-system events are polled every
-/// ``inputPollMillis`` meanwhile, and each window gets only the events addressed to it.
+/// ``SDLWindow/inputPollMillis`` meanwhile, and each window gets only the events addressed to it.
 ///
 /// Two ways to the screen:
 /// - **Direct** (when SDL's software renderer is the one in use, as under Xvfb): libswscale
@@ -26,7 +26,7 @@ import SpyglassFeed
 ///   Everything else (BT.709 full range, BT.2020, 4:2:2, 4:4:4, 10-bit, NV12, …) is converted
 ///   to RGB by ``PictureConverter`` into an RGB texture.
 @MainActor
-public final class SDLDisplay: RoutedWindow {
+public final class SDLDisplay {
     /// What the window asks of its owner.
     public enum Event: Equatable, Sendable {
         /// Close: q or Esc, the window's close button, or SDL_QUIT.
@@ -51,17 +51,12 @@ public final class SDLDisplay: RoutedWindow {
         }
     }
 
+    /// The window, its events and its wake-up.
+    private let window: SDLWindow
     /// The video system this window belongs to (kept alive by the window).
-    public let system: SDLVideoSystem
-    private var window: OpaquePointer?
+    public var system: SDLVideoSystem { window.system }
     /// SDL's id of the window (`SDL_GetWindowID`): the `windowID` that SDL events addressed to it carry.
-    public let windowID: UInt32
-    /// Events the system routed to this window, oldest first, not yet returned.
-    private var routed: [SDL_Event] = []
-    /// At most this many routed events are kept for a window nobody waits on (the oldest go).
-    private static let routedLimit = 256
-    /// This window's wake-up: set by ``wake()`` from any thread.
-    private nonisolated let wakeSignal = WakeSignal()
+    public var windowID: UInt32 { window.id }
     private var renderer: OpaquePointer?
     private var texture: OpaquePointer?
     private var textureKey: TextureKey?
@@ -89,8 +84,6 @@ public final class SDLDisplay: RoutedWindow {
     public var captureReadback = false
     /// RGB24 pixels of the last presented picture (width, height, bytes), when ``captureReadback``.
     public private(set) var lastReadback: (width: Int, height: Int, rgb: [UInt8])?
-    /// How often a waiting display looks at keyboard and window events, ms.
-    public nonisolated static let inputPollMillis = 4
 
     private struct TextureKey: Equatable {
         var width: Int32, height: Int32
@@ -111,15 +104,9 @@ public final class SDLDisplay: RoutedWindow {
     public init(system: SDLVideoSystem, title: String, width: Int = 960, height: Int = 540, vsync: Bool = false,
                 position: (x: Int, y: Int)? = nil,
                 fontPath: String = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf") throws {
-        self.system = system
-        guard let window = SDL_CreateWindow(title, position.map { Int32($0.x) } ?? spy_sdl_windowpos_undefined(),
-                                            position.map { Int32($0.y) } ?? spy_sdl_windowpos_undefined(),
-                                            Int32(width), Int32(height),
-                                            SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue)
-        else { throw DisplayError.sdl(String(cString: SDL_GetError())) }
-        self.window = window
-        windowID = SDL_GetWindowID(window)
-        system.register(self, windowID: windowID)
+        let sdlWindow = try SDLWindow(system: system, title: title, width: width, height: height, position: position)
+        self.window = sdlWindow
+        let window = sdlWindow.pointer
         let flags = vsync ? SDL_RENDERER_PRESENTVSYNC.rawValue : 0
         let driverChosen = ProcessInfo.processInfo.environment["SDL_RENDER_DRIVER"] != nil
         if !driverChosen, let gl = system.softwareOpenGL {
@@ -167,7 +154,7 @@ public final class SDLDisplay: RoutedWindow {
     /// Direct mode: (re)creates the software renderer on the window's current surface (a resize
     /// replaces the surface). False when the surface is missing or not 32-bit RGB.
     private func attachSurfaceRenderer() -> Bool {
-        guard let s = SDL_GetWindowSurface(window) else { return false }
+        guard let s = SDL_GetWindowSurface(window.pointer) else { return false }
         // A resize frees the old surface; the new one may even reuse its address, so the size
         // is compared too.
         let size = (Int(s.pointee.w), Int(s.pointee.h))
@@ -201,31 +188,26 @@ public final class SDLDisplay: RoutedWindow {
         if let texture { SDL_DestroyTexture(texture) }
         if let font { TTF_CloseFont(font) }
         if let renderer { SDL_DestroyRenderer(renderer) }
-        if let window { SDL_DestroyWindow(window) }
     }
 
     /// Wakes this window's ``waitEvent(timeoutMillis:)`` (now, or the next one if none is
     /// waiting): it returns ``Event/frameReady``. Other windows are not woken. Wakes before the
     /// wait returns count once. Safe from any thread; does not block beyond a short lock.
     public nonisolated func wake() {
-        wakeSignal.wake()
+        window.waker.wake()
     }
 
     /// This window's wake-up on its own, for other threads to keep: calling it is ``wake()``,
     /// and holding it does not keep the window alive (a window must be released on the main
     /// thread while its X server is up; a decode thread holding the window could release it last).
-    public nonisolated var waker: WakeSignal { wakeSignal }
+    public nonisolated var waker: WakeSignal { window.waker }
 
     /// The window's drawable size, pixels.
-    public var outputSize: (width: Int, height: Int) {
-        var w: Int32 = 0, h: Int32 = 0
-        SDL_GetWindowSize(window, &w, &h)
-        return (Int(w), Int(h))
-    }
+    public var outputSize: (width: Int, height: Int) { window.size }
 
     /// Sets the title bar text.
     /// - Parameter title: the new title.
-    public func setTitle(_ title: String) { SDL_SetWindowTitle(window, title) }
+    public func setTitle(_ title: String) { window.setTitle(title) }
 
     /// Shows a full-window status message (waiting, ended) in place of the picture, and redraws.
     /// - Parameter lines: the message, one entry per line.
@@ -379,38 +361,16 @@ public final class SDLDisplay: RoutedWindow {
         self.sparkline = sparkline
     }
 
-    /// Waits for this window's next event: a ready frame (``wake()``) first, then the window-system
-    /// events addressed to this window (or to no window, like `SDL_QUIT`), polled every
-    /// ``inputPollMillis`` while it sleeps on the wake-up.
+    /// Waits for this window's next event: the window-system events addressed to this window (or
+    /// to no window, like `SDL_QUIT`) first, then a ready frame (``wake()``)
+    /// (``SDLWindow/wait(timeoutMillis:frameReady:translate:)``).
     /// - Parameter timeoutMillis: longest wait, ms (0 or less: only what is pending now).
     /// - Returns: the event, or nil on timeout.
     public func waitEvent(timeoutMillis: Int32) -> Event? {
-        let deadline = MonotonicClock.nowMicros() + UInt64(max(0, timeoutMillis)) * 1000
-        while true {
-            if wakeSignal.take(waitingUpTo: 0) { return .frameReady }
-            if let event = nextRoutedEvent() { return event }
-            let now = MonotonicClock.nowMicros()
-            guard now < deadline else { return nil }
-            if wakeSignal.take(waitingUpTo: min(Int(deadline - now), Self.inputPollMillis * 1000)) { return .frameReady }
-        }
+        window.wait(timeoutMillis: Int(timeoutMillis), frameReady: .frameReady, translate: Self.translate)
     }
 
-    /// Pumps the system's events, then takes the first routed event that means something here.
-    private func nextRoutedEvent() -> Event? {
-        system.pumpEvents()
-        while !routed.isEmpty {
-            if let event = translate(routed.removeFirst()) { return event }
-        }
-        return nil
-    }
-
-    /// Queues an event the system routed to this window.
-    func deliver(_ e: SDL_Event) {
-        if routed.count >= Self.routedLimit { routed.removeFirst() }
-        routed.append(e)
-    }
-
-    private func translate(_ e: SDL_Event) -> Event? {
+    private static func translate(_ e: SDL_Event) -> Event? {
         switch e.type {
         case SDL_QUIT.rawValue: return .quit
         case SDL_KEYDOWN.rawValue:
@@ -431,20 +391,11 @@ public final class SDLDisplay: RoutedWindow {
     /// - Parameters:
     ///   - width: wanted client width, pixels (at least 64 is kept).
     ///   - height: wanted client height, pixels (at least 64 is kept).
-    public func fitWindow(width: Int, height: Int) {
-        var bounds = SDL_Rect()
-        var w = width, h = height
-        if SDL_GetDisplayUsableBounds(0, &bounds) == 0 && bounds.w > 0 && bounds.h > 0 {
-            let scale = min(1.0, 0.9 * Double(bounds.w) / Double(w), 0.9 * Double(bounds.h) / Double(h))
-            w = Int(Double(w) * scale); h = Int(Double(h) * scale)
-        }
-        SDL_SetWindowSize(window, Int32(max(64, w)), Int32(max(64, h)))
-    }
+    public func fitWindow(width: Int, height: Int) { window.fit(width: width, height: height) }
 
     /// Switches between windowed and desktop fullscreen.
     public func toggleFullscreen() {
-        let full = SDL_GetWindowFlags(window) & SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue != 0
-        SDL_SetWindowFullscreen(window, full ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue)
+        window.toggleFullscreen()
         redraw()
     }
 
@@ -503,7 +454,7 @@ public final class SDLDisplay: RoutedWindow {
             screenshotResult = startPNG(width: Int(ow), height: Int(oh), path: path)
         }
         SDL_RenderPresent(renderer)   // direct mode: draws what is batched on the surface
-        if directSurface { SDL_UpdateWindowSurface(window) }
+        if directSurface { SDL_UpdateWindowSurface(window.pointer) }
     }
 
     /// Draws the picture placed by the gravity in a `width` x `height` area (dimmed when its badge

@@ -12,7 +12,7 @@ import Foundation
 /// It owns the event pump. SDL has one event queue per process; ``pumpEvents()`` empties it and
 /// hands each event to the window it names (by `SDL_GetWindowID`). Events that name no window
 /// (`SDL_QUIT`, display and device events) go to every window. A window's
-/// ``SDLDisplay/waitEvent(timeoutMillis:)`` pumps, so one window waiting keeps all queues fed.
+/// ``SDLWindow/wait(timeoutMillis:frameReady:translate:)`` pumps, so one window waiting keeps all queues fed.
 @MainActor
 public final class SDLVideoSystem {
     /// The windows, by SDL window id (weakly: a closed window drops out; ids are not reused).
@@ -24,7 +24,7 @@ public final class SDLVideoSystem {
     private(set) var softwareOpenGL: String?
 
     private struct WeakDisplay {
-        weak var display: (any RoutedWindow)?
+        weak var display: SDLWindow?
     }
 
     /// Sets the process-wide hints and initializes SDL video and SDL_ttf.
@@ -74,13 +74,13 @@ public final class SDLVideoSystem {
     }
 
     /// Routes events for the window `windowID` to `display` from now on.
-    func register(_ display: any RoutedWindow, windowID: UInt32) {
+    func register(_ display: SDLWindow, windowID: UInt32) {
         windows[windowID] = WeakDisplay(display: display)
     }
 
     /// Moves every event waiting in SDL's queue to the queue of the window it belongs to; an
     /// event that names no window goes to every window. Events for a window that is gone are
-    /// dropped. Call on the main thread; ``SDLDisplay/waitEvent(timeoutMillis:)`` calls it.
+    /// dropped. Call on the main thread; ``SDLWindow/wait(timeoutMillis:frameReady:translate:)`` calls it.
     public func pumpEvents() {
         var e = SDL_Event()
         while SDL_PollEvent(&e) == 1 {
@@ -109,11 +109,4 @@ public final class SDLVideoSystem {
             return e.type >= SDL_USEREVENT.rawValue && e.type < SDL_LASTEVENT.rawValue ? e.user.windowID : 0
         }
     }
-}
-
-/// A window the ``SDLVideoSystem`` hands its events to (``SDLDisplay``, ``WallWindow``).
-@MainActor
-protocol RoutedWindow: AnyObject {
-    /// Queues an event addressed to this window (or to no window).
-    func deliver(_ e: SDL_Event)
 }

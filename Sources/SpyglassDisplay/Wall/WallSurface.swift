@@ -14,13 +14,10 @@ import SpyglassFeed
 ///
 /// Main thread only. Other threads reach it only through ``waker``.
 @MainActor
-final class WallSurface: RoutedWindow {
-    let system: SDLVideoSystem
-    private let window: OpaquePointer
-    let windowID: UInt32
+final class WallSurface {
+    /// The window, its events and its wake-up.
+    let window: SDLWindow
     private var font: OpaquePointer?
-    private var routed: [SDL_Event] = []
-    private nonisolated let wakeSignal = WakeSignal()
     private var failureLogged = false
     /// Rendered lines of text, by text: a tile's name and badge are drawn with every picture.
     private var textCache: [TextKey: UnsafeMutablePointer<SDL_Surface>] = [:]
@@ -37,7 +34,6 @@ final class WallSurface: RoutedWindow {
     /// - Throws: ``SDLDisplay/DisplayError`` when SDL cannot open it.
     init(system: SDLVideoSystem, title: String, width: Int, height: Int, position: (x: Int, y: Int)?,
          fontPath: String = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf") throws {
-        self.system = system
         // SDL 2.26 would push the surface through a renderer texture ("framebuffer acceleration";
         // OpenGL on llvmpipe under Xvfb) and upload the whole window for every rectangle; X11's
         // own framebuffer sends just the rectangles by MIT-SHM. Measured with tools/wall-bench,
@@ -45,29 +41,22 @@ final class WallSurface: RoutedWindow {
         if ProcessInfo.processInfo.environment["SDL_FRAMEBUFFER_ACCELERATION"] == nil {
             SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
         }
-        guard let w = SDL_CreateWindow(title, position.map { Int32($0.x) } ?? spy_sdl_windowpos_undefined(),
-                                       position.map { Int32($0.y) } ?? spy_sdl_windowpos_undefined(),
-                                       Int32(width), Int32(height), SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue)
-        else { throw SDLDisplay.DisplayError.sdl(String(cString: SDL_GetError())) }
-        window = w
-        windowID = SDL_GetWindowID(w)
-        system.register(self, windowID: windowID)
+        window = try SDLWindow(system: system, title: title, width: width, height: height, position: position)
         if system.fontsAvailable { font = TTF_OpenFont(fontPath, Int32(Self.fontPixels)) }
     }
 
     isolated deinit {
         for t in textCache.values { SDL_FreeSurface(t) }
         if let font { TTF_CloseFont(font) }
-        SDL_DestroyWindow(window)
     }
 
     /// Wakes ``waitInput(timeoutMillis:)`` from any thread, without holding the window.
-    nonisolated var waker: WakeSignal { wakeSignal }
+    nonisolated var waker: WakeSignal { window.waker }
 
     /// The surface (a resize replaces it) and its pixel format for libswscale; nil when the
     /// window has no 32-bit RGB surface.
     private func target() -> (UnsafeMutablePointer<SDL_Surface>, AVPixelFormat)? {
-        guard let s = SDL_GetWindowSurface(window) else { return fail("no window surface: \(String(cString: SDL_GetError()))") }
+        guard let s = SDL_GetWindowSurface(window.pointer) else { return fail("no window surface: \(String(cString: SDL_GetError()))") }
         switch s.pointee.format.pointee.format {
         case SDL_PIXELFORMAT_RGB888.rawValue: return (s, AV_PIX_FMT_BGR0)
         case SDL_PIXELFORMAT_ARGB8888.rawValue: return (s, AV_PIX_FMT_BGRA)
@@ -163,7 +152,7 @@ final class WallSurface: RoutedWindow {
     func present(_ rects: [PixelRect]) {
         guard !rects.isEmpty else { return }
         var r = rects.map(sdl)
-        SDL_UpdateWindowSurfaceRects(window, &r, Int32(r.count))
+        SDL_UpdateWindowSurfaceRects(window.pointer, &r, Int32(r.count))
     }
 
     /// The pixels of `rect` as 8-bit RGB, row by row (what the window shows there).
@@ -200,35 +189,16 @@ final class WallSurface: RoutedWindow {
     }
 
     /// Sets the title (UTF-8; SDL sets `_NET_WM_NAME` on X11).
-    func setTitle(_ title: String) { SDL_SetWindowTitle(window, title) }
+    func setTitle(_ title: String) { window.setTitle(title) }
 
     /// Switches between windowed and desktop fullscreen.
-    func toggleFullscreen() {
-        let full = SDL_GetWindowFlags(window) & SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue != 0
-        SDL_SetWindowFullscreen(window, full ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue)
-    }
+    func toggleFullscreen() { window.toggleFullscreen() }
 
-    /// Waits up to `timeoutMillis` for input: the window-system events addressed to this window
-    /// first (with 16 feeds a picture is nearly always ready: keys must not wait behind them),
-    /// then a wake-up (a feed has a picture); events are polled every ``SDLDisplay/inputPollMillis``.
+    /// Waits up to `timeoutMillis` for input (``SDLWindow/wait(timeoutMillis:frameReady:translate:)``):
+    /// keys and window events first, then a feed's picture.
     /// - Returns: the input, or nil on timeout.
     func waitInput(timeoutMillis: Int) -> WallInput? {
-        let deadline = MonotonicClock.nowMicros() + UInt64(max(0, timeoutMillis)) * 1000
-        while true {
-            system.pumpEvents()
-            while !routed.isEmpty {
-                if let input = WallInput(routed.removeFirst()) { return input }
-            }
-            if wakeSignal.take(waitingUpTo: 0) { return .frameReady }
-            let now = MonotonicClock.nowMicros()
-            guard now < deadline else { return nil }
-            if wakeSignal.take(waitingUpTo: min(Int(deadline - now), SDLDisplay.inputPollMillis * 1000)) { return .frameReady }
-        }
-    }
-
-    func deliver(_ e: SDL_Event) {
-        if routed.count >= 256 { routed.removeFirst() }
-        routed.append(e)
+        window.wait(timeoutMillis: timeoutMillis, frameReady: .frameReady, translate: WallInput.init)
     }
 
     private func sdl(_ r: PixelRect) -> SDL_Rect { SDL_Rect(x: Int32(r.x), y: Int32(r.y), w: Int32(r.width), h: Int32(r.height)) }

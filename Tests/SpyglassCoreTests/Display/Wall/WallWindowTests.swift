@@ -260,7 +260,7 @@ struct WallWindowTests {
     @Test("keys and clicks through SDL's own event queue reach the wall while pictures flow")
     func sdlEventsReachTheWall() throws {
         try withWall { rig in
-            let id = rig.wall.surface.windowID
+            let id = rig.wall.surface.window.id
             var key = SDL_Event()
             key.key.type = SDL_KEYDOWN.rawValue
             key.key.windowID = id

@@ -129,30 +129,10 @@ struct SendArguments {
     }
 }
 
-/// A file `send` can read whole: readable and regular (a device or a pipe never ends). Says why
-/// not in one line.
-func sendableFile(_ path: String) -> Bool {
-    guard access(path, R_OK) == 0 else { Log.error("\(path): \(String(cString: strerror(errno)))"); return false }
-    var st = stat()
-    guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-        Log.error("\(path): not a regular file (send reads a raw .h264/.h265 file, or sends a pattern)")
-        return false
-    }
-    // MPEG-TS (188-byte packets, or 192 with an arrival stamp before each) is not Annex B:
-    // sent as is, every picture came out concealed.
-    if let head = FileHandle(forReadingAtPath: path).flatMap({ try? $0.read(upToCount: 400) }).map([UInt8].init),
-       [0, 4].contains(where: { o in head.count > o + 2 * 192 && head[o] == 0x47 && (head[o + 188] == 0x47 || head[o + 192] == 0x47) }) {
-        Log.error("\(path): an MPEG-TS file; send reads raw Annex B: take the video out first "
-                  + "(ffmpeg -i \(path) -c:v copy -an OUT.h264), or send it with --mpegts from that")
-        return false
-    }
-    return true
-}
-
 func runSend(_ argv: [String]) throws -> Int32 {
     guard let o = try SendArguments.parse(argv) else { return 0 }
     let what = o.positional[0]
-    if what != "pattern" && !sendableFile(what) { return 1 }
+    if what != "pattern" && !SendRun.sendableFile(what) { return 1 }
     let dest: SourceURL
     do { dest = try SourceURL(parsing: o.positional[1]) } catch {
         let why = "\(error)", shown = SRTURL.redacting(o.positional[1])

@@ -78,3 +78,43 @@ public struct SendRun {
         return 0
     }
 }
+
+extension SendRun {
+    /// A file `send` can read whole: readable and regular (a device or a pipe never ends), and raw
+    /// Annex B rather than MPEG-TS (ISO/IEC 13818-1 packets, 0x47 every 188 or 192 bytes). Says why
+    /// not in one line on stderr.
+    public static func sendableFile(_ path: String) -> Bool {
+        guard access(path, R_OK) == 0 else { Log.error("\(path): \(String(cString: strerror(errno)))"); return false }
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            Log.error("\(path): not a regular file (send reads a raw .h264/.h265 file, or sends a pattern)")
+            return false
+        }
+        // MPEG-TS (188-byte packets, or 192 with an arrival stamp before each) is not Annex B:
+        // sent as is, every picture came out concealed.
+        if looksLikeMPEGTS(head(of: path, bytes: 400)) {
+            Log.error("\(path): an MPEG-TS file; send reads raw Annex B: take the video out first "
+                      + "(ffmpeg -i \(path) -c:v copy -an OUT.h264), or send it with --mpegts from that")
+            return false
+        }
+        return true
+    }
+
+    /// Sync bytes (0x47) at 0 and 188 or 192 (an arrival stamp before each packet), from byte 0 or 4.
+    private static func looksLikeMPEGTS(_ b: [UInt8]) -> Bool {
+        for o in [0, 4] where b.count > o + 2 * 192 && b[o] == 0x47 {
+            if b[o + 188] == 0x47 || b[o + 192] == 0x47 { return true }
+        }
+        return false
+    }
+
+    /// Up to `bytes` from the start of the file (fewer when it is shorter or unreadable).
+    private static func head(of path: String, bytes: Int) -> [UInt8] {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var b = [UInt8](repeating: 0, count: bytes)
+        let n = read(fd, &b, bytes)
+        return Array(b.prefix(max(0, n)))
+    }
+}

@@ -73,8 +73,10 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
 public enum Stage: String, CaseIterable, Sendable, Codable {
     /// Last byte in → access unit complete and past the decode gate (decode start).
     case assembly
-    /// libavcodec's decode call(s).
+    /// libavcodec's decode call(s) for the picture's access unit.
     case decode
+    /// Decoded → out of libavcodec: held for output order (B-frames), after ``decode``.
+    case reorder
     /// Decoded → render start (waiting for the display).
     case queue
     /// Render start → presented.

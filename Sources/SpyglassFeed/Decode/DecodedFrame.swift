@@ -133,6 +133,10 @@ public struct FrameTiming: Sendable, Codable {
     public var decodeStartMicros: UInt64 = 0
     /// libavcodec returned the picture.
     public var decodeEndMicros: UInt64 = 0
+    /// The decode call that took the access unit returned without its picture: libavcodec held
+    /// the picture for output order (B-frames, ITU-T H.264 §C.4.5.3) from here to
+    /// ``decodeEndMicros``. 0 when the picture came out of that call.
+    public var heldForOrderFromMicros: UInt64 = 0
     /// The display started uploading the picture (0 for headless).
     public var renderStartMicros: UInt64 = 0
     /// Presented: `SDL_RenderPresent` returned, or the headless sink took it.
@@ -148,6 +152,19 @@ public struct FrameTiming: Sendable, Codable {
 
     public init() {}
 
+    /// libavcodec's work on the picture, µs: decode start to the end of the call that took its
+    /// access unit (or to the picture, when it came out in that call). nil before decoding.
+    public var decodeMicros: UInt64? {
+        let end = heldForOrderFromMicros > 0 ? heldForOrderFromMicros : decodeEndMicros
+        guard decodeStartMicros > 0, end >= decodeStartMicros else { return nil }
+        return end - decodeStartMicros
+    }
+
+    /// How long the decoded picture waited inside libavcodec for output order, µs (0: none).
+    public var reorderMicros: UInt64 {
+        heldForOrderFromMicros > 0 && decodeEndMicros >= heldForOrderFromMicros ? decodeEndMicros - heldForOrderFromMicros : 0
+    }
+
     /// Moves a replayed frame's stamps onto the recording's timeline, so a replay's latency log
     /// reproduces the live one: arrival and capture come from the recording, and the receiver's
     /// own stages (assembly, decode, queue, render) are measured again and added after the
@@ -160,6 +177,7 @@ public struct FrameTiming: Sendable, Codable {
         completeMicros = moved(completeMicros)
         decodeStartMicros = moved(decodeStartMicros)
         decodeEndMicros = moved(decodeEndMicros)
+        heldForOrderFromMicros = moved(heldForOrderFromMicros)
         renderStartMicros = moved(renderStartMicros)
         presentedMicros = moved(presentedMicros)
         firstByteMicros = e.firstByteMicros

@@ -170,6 +170,8 @@ public final class VideoDecoder: VideoDecoding {
         let rc = avcodec_send_packet(ctx, packet)
         if rc < 0 && rc != spy_averror_eagain() { counters.decodeErrors += 1 }
         receive(ctx, emit: emit)
+        // Still pending: held for output order from now on (not decode time).
+        if pending[au.index] != nil { pending[au.index]?.0.heldForOrderFromMicros = MonotonicClock.nowMicros() }
     }
 
     /// Decodes one NAL unit of the access unit `accessUnitIndex` (per-NAL mode).

@@ -36,8 +36,10 @@ public struct LatencySample: Sendable {
     public var senderNetworkMillis: Double? { Self.ms(captureMicros, timing.lastByteMicros) }
     /// Last byte → decode start, ms.
     public var assemblyMillis: Double? { Self.ms(timing.lastByteMicros, timing.decodeStartMicros) }
-    /// Decode start → decode end, ms.
-    public var decodeMillis: Double? { Self.ms(timing.decodeStartMicros, timing.decodeEndMicros) }
+    /// libavcodec's work on the picture, ms (``FrameTiming/decodeMicros``).
+    public var decodeMillis: Double? { timing.decodeMicros.map { Double($0) / 1000 } }
+    /// Held by libavcodec for output order, ms (0 when none; nil before decoding).
+    public var reorderMillis: Double? { timing.decodeMicros == nil ? nil : Double(timing.reorderMicros) / 1000 }
     /// Decode end → render start, ms.
     public var queueMillis: Double? {
         Self.ms(timing.decodeEndMicros, timing.renderStartMicros > 0 ? timing.renderStartMicros : timing.presentedMicros)
@@ -64,7 +66,7 @@ public struct LatencySample: Sendable {
 /// statistics; the log file gets every row.
 public final class LatencyRecorder: Sendable {
     /// Stage names in table order.
-    public static let stages = ["sender+network", "assembly", "decode", "queue", "render", "receiver-added", "glass-to-glass", "optical"]
+    public static let stages = ["sender+network", "assembly", "decode", "reorder", "queue", "render", "receiver-added", "glass-to-glass", "optical"]
 
     /// The log file and the kept samples, written from the feed's thread and the window's.
     private struct State {
@@ -96,7 +98,7 @@ public final class LatencyRecorder: Sendable {
             if !jsonLines {
                 f.write(("frame,au,dropped,damaged,completion,capture_wall_us,capture_us,first_byte_us,last_byte_us,complete_us,"
                     + "decode_start_us,decode_end_us,render_start_us,presented_us,"
-                    + "sender_network_ms,assembly_ms,decode_ms,queue_ms,render_ms,receiver_added_ms,glass_to_glass_ms,optical_ms,capture_source\n"))
+                    + "sender_network_ms,assembly_ms,decode_ms,queue_ms,render_ms,receiver_added_ms,glass_to_glass_ms,optical_ms,capture_source,reorder_ms\n"))
             }
             file = f
         }
@@ -134,13 +136,13 @@ public final class LatencyRecorder: Sendable {
                 + "\"sender_network_ms\":\(j(s.senderNetworkMillis)),\"assembly_ms\":\(j(s.assemblyMillis)),"
                 + "\"decode_ms\":\(j(s.decodeMillis)),\"queue_ms\":\(j(s.queueMillis)),\"render_ms\":\(j(s.renderMillis)),"
                 + "\"receiver_added_ms\":\(j(s.receiverAddedMillis)),\"glass_to_glass_ms\":\(j(s.glassToGlassMillis)),"
-                + "\"optical_ms\":\(j(s.opticalMillis)),\"capture_source\":\"\(t.captureWallMicros > 0 || t.captureSource == .clockOffset ? t.captureSource.rawValue : "none")\"}\n"
+                + "\"optical_ms\":\(j(s.opticalMillis)),\"capture_source\":\"\(t.captureWallMicros > 0 || t.captureSource == .clockOffset ? t.captureSource.rawValue : "none")\",\"reorder_ms\":\(j(s.reorderMillis))}\n"
         }
         return "\(s.frame),\(s.accessUnit),\(s.dropped ? 1 : 0),\(s.damaged ? 1 : 0),\(s.completion?.rawValue ?? ""),\(t.captureWallMicros),\(s.captureMicros),"
             + "\(t.firstByteMicros),\(t.lastByteMicros),\(t.completeMicros),\(t.decodeStartMicros),\(t.decodeEndMicros),"
             + "\(t.renderStartMicros),\(t.presentedMicros),\(f(s.senderNetworkMillis)),\(f(s.assemblyMillis)),"
             + "\(f(s.decodeMillis)),\(f(s.queueMillis)),\(f(s.renderMillis)),\(f(s.receiverAddedMillis)),\(f(s.glassToGlassMillis)),"
-            + "\(f(s.opticalMillis)),\(t.captureWallMicros > 0 || t.captureSource == .clockOffset ? t.captureSource.rawValue : "none")\n"
+            + "\(f(s.opticalMillis)),\(t.captureWallMicros > 0 || t.captureSource == .clockOffset ? t.captureSource.rawValue : "none"),\(f(s.reorderMillis))\n"
     }
 
     /// `v` with three decimals, as `%.3f` prints it (ties may round the other way in the last
@@ -163,6 +165,7 @@ public final class LatencyRecorder: Sendable {
             case "sender+network": return s.senderNetworkMillis
             case "assembly": return s.assemblyMillis
             case "decode": return s.decodeMillis
+            case "reorder": return s.reorderMillis
             case "queue": return s.queueMillis
             case "render": return s.renderMillis
             case "receiver-added": return s.receiverAddedMillis

@@ -244,16 +244,11 @@ final class FeedLoop {
             Log.info("waiting for parameter sets (\(sets)) before decoding: \(hint)")
         case .skip:
             break
-        case .hold(var au, let release):
+        case .hold(let au, let release):
             // Sleep in short steps so that a stop (Ctrl-C, q) is never held up by the pace.
             while !stop.isSet && clock.nowMicros() < release {
                 clock.sleep(untilMicros: min(release, clock.nowMicros() + 50_000))
             }
-            // A paced picture (a file, stdin) arrives when it is due: the wait for the pace is
-            // the file's timing, not time the receiver added (it read as "assembly" of 165 ms).
-            au.firstByteMicros = max(au.firstByteMicros, release)
-            au.lastByteMicros = max(au.lastByteMicros, release)
-            au.completeMicros = max(au.completeMicros, release)
             if !stop.isSet { decode(au, store, original: original) }
         case .decode(let au):
             decode(au, store, original: original)
@@ -393,8 +388,9 @@ final class FeedLoop {
         framesDecoded += 1
         metrics.add(.framesDecoded)
         let t = frame.timing
-        if t.lastByteMicros > 0 && t.decodeEndMicros >= t.decodeStartMicros {
-            metrics.observe(.decode, micros: t.decodeEndMicros - t.decodeStartMicros)
+        if t.lastByteMicros > 0, let decode = t.decodeMicros {
+            metrics.observe(.decode, micros: decode)
+            if t.heldForOrderFromMicros > 0 { metrics.observe(.reorder, micros: t.reorderMicros) }
             if t.decodeStartMicros >= t.lastByteMicros { metrics.observe(.assembly, micros: t.decodeStartMicros - t.lastByteMicros) }
         }
         if !live { live = true; status.set(.live) }

@@ -125,6 +125,9 @@ public struct FeedSummary: Codable, Sendable {
     public var skippedBeforeRandomAccess = 0
     /// Median time libavcodec took per picture, ms (nil with no frames), from the decode histogram.
     public var decodeMillisP50: Double?
+    /// Median time a picture was then held by libavcodec for output order (B-frames), ms; nil
+    /// when no picture was held.
+    public var reorderMillisP50: Double?
     /// MPEG-TS: packets read, continuity-counter gaps on the video PID (ISO/IEC 13818-1 §2.4.3.3),
     /// packets dropped (transport error indicator, scrambled, a broken PES header).
     public var tsPackets = 0
@@ -194,6 +197,7 @@ public struct FeedSummary: Codable, Sendable {
         framesDisplayed = m[.framesShown]; framesDropped = m[.framesDropped]
         resets = m[.resets]; disconnects = m[.disconnects]; codecMismatches = m[.codecMismatches]
         decodeMillisP50 = m.stages[.decode]?.quantileMicros(0.5).map { $0 / 1000 }
+        reorderMillisP50 = m.stages[.reorder]?.quantileMicros(0.5).map { $0 / 1000 }
         self.durationSeconds = durationSeconds
     }
 
@@ -211,6 +215,7 @@ public struct FeedSummary: Codable, Sendable {
             + ", \(framesDisplayed) displayed, \(framesDropped) dropped"
         s += "; \(decodeErrors) decode errors"
         if let d = decodeMillisP50 { s += String(format: "; decode p50 %.2f ms", d) }
+        if let r = reorderMillisP50 { s += String(format: " (then held for B-frame order: p50 %.2f ms)", r) }
         var extra: [String] = []
         if tsPackets > 0 { extra.append("MPEG-TS: \(tsPackets) packets, \(tsContinuityErrors) continuity errors" + (tsPacketsDropped > 0 ? ", \(tsPacketsDropped) dropped" : "")) }
         if let l = srt { extra.append(Self.srtText(l)) }

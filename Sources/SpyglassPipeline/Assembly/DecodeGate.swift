@@ -99,10 +99,16 @@ public struct DecodeGate {
             counts[.skippedBeforeJoin, default: 0] += 1
             return .skip(.waitingForJoinPoint)
         }
-        let out = inheritDamage(au)
+        var out = inheritDamage(au)
         guard case .paced(let fps) = pacing else { return .decode(out) }
         if pacer == nil { pacer = Pacer(framesPerSecond: choosePace(option: fps, vui: streamFrameRate)) }
         let release = pacer!.releaseTime(arrivalMicros: au.completeMicros)
+        // A paced picture (a file, stdin) arrives when it is due, held or already late: the wait
+        // for the pace is the file's timing, not time the receiver added (it read as "assembly"
+        // of 165 ms; a late one read as 61 ms).
+        out.firstByteMicros = max(out.firstByteMicros, release)
+        out.lastByteMicros = max(out.lastByteMicros, release)
+        out.completeMicros = max(out.completeMicros, release)
         return release > nowMicros ? .hold(out, untilMicros: release) : .decode(out)
     }
 

@@ -18,7 +18,7 @@ import Glibc
         #expect(out.contains("glass-to-glass"), "\(out)")
         let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
         let header = lines[0].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        let stageColumns = ["sender_network_ms", "assembly_ms", "decode_ms", "queue_ms", "render_ms"]
+        let stageColumns = ["sender_network_ms", "assembly_ms", "decode_ms", "reorder_ms", "queue_ms", "render_ms"]
         for c in stageColumns + ["glass_to_glass_ms", "receiver_added_ms"] { #expect(header.contains(c), "\(c)") }
         var checked = 0
         for line in lines.dropFirst() {

@@ -215,8 +215,7 @@ import SpyglassFeed
         display.tags = SDLDisplay.Tags(damaged: frame.damaged, recording: settings.recording)
         frame.timing.renderStartMicros = MonotonicClock.nowMicros()
         guard display.present(frame) else {
-            latency?.record(frame, dropped: true)
-            pipeline.metrics.add(.framesDropped)
+            PresentationStamps.recordDropped(frame, metrics: pipeline.metrics, latency: latency)
             return
         }
         frame.timing.presentedMicros = MonotonicClock.nowMicros()

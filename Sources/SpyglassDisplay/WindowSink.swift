@@ -29,8 +29,7 @@ public final class WindowSink: FrameSink {
         var frame = frame
         prescaler?.prepare(&frame)
         if let old = slot.put(frame) {
-            latency?.record(old, dropped: true)
-            metrics.add(.framesDropped)
+            PresentationStamps.recordDropped(old, metrics: metrics, latency: latency)
         }
         wake.wake()
     }

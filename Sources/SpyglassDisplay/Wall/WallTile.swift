@@ -115,7 +115,6 @@ final class WallTile {
     }
 
     private func drop(_ frame: DecodedFrame) {
-        feed.latency?.record(frame, dropped: true)
-        feed.pipeline?.metrics.add(.framesDropped)
+        if let p = feed.pipeline { PresentationStamps.recordDropped(frame, metrics: p.metrics, latency: feed.latency) }
     }
 }

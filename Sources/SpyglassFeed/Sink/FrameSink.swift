@@ -90,8 +90,7 @@ public final class DamageFilter: FrameSink {
         // A repair's re-decoded pictures before the newest are recorded (framemd5), never shown.
         if frame.isRepairReplay { return }
         if frame.damaged && !show {
-            latency?.record(frame, dropped: true)
-            metrics.add(.framesDropped)
+            PresentationStamps.recordDropped(frame, metrics: metrics, latency: latency)
             return
         }
         next.consume(frame)
@@ -121,8 +120,20 @@ public final class HeadlessSink: FrameSink {
     }
 }
 
-/// What every presenting sink does once a picture is on screen (or taken, headless).
+/// What every presenting sink does once a picture is on screen (or taken, headless), or is
+/// dropped instead. Every decoded picture ends as exactly one of: shown, dropped, or never meant
+/// to be shown (a repair's re-decoded pictures, a replay's pictures before its seek target).
 public enum PresentationStamps {
+    /// Counts and logs a picture that will not be shown (replaced in its slot before the window
+    /// took it, held back as damaged, not drawable, or left over at the end). The newest picture
+    /// of a repair is its access unit's second picture: its first was counted already, so it is
+    /// neither shown nor dropped a second time ("decoded 3390, displayed 3117 + dropped 275").
+    public static func recordDropped(_ frame: DecodedFrame, metrics: MetricsRegistry, latency: LatencyRecorder?) {
+        if frame.isRepairNewest { return }
+        metrics.add(.framesDropped)
+        latency?.record(frame, dropped: true)
+    }
+
     /// Counts the picture as shown, adds its stage times to the histograms, and logs it.
     /// - Parameters:
     ///   - frame: with `presentedMicros` stamped (monotonic µs).

@@ -131,8 +131,7 @@ public final class PlayFeed {
     /// - Returns: the feed's exit status (0 fine, 1 an error).
     func close(options: PlayOptions) -> Int32 {
         if let leftover = slot?.take() {
-            latency?.record(leftover, dropped: true)
-            pipeline.metrics.add(.framesDropped)
+            PresentationStamps.recordDropped(leftover, metrics: pipeline.metrics, latency: latency)
         }
         latency?.close()
         var status: Int32 = snapshotFailed || recordUnwritable || report.failed ? 1 : 0

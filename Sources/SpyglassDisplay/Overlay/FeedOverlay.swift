@@ -66,10 +66,14 @@ public enum FeedOverlay {
                                                                                : "no capture time in the stream")
             return OverlayLine(compact ? "g2g –" : "glass-to-glass: none (\(why))")
         }
+        let origin = i.snapshot.captureSource.flatMap(CaptureSource.init(rawValue:))
         let source = (i.snapshot.captureSource ?? "none").uppercased()
+        // An RTCP stamp is taken after encoding: the figure is a lower bound, and says so.
+        let atLeast = origin?.isLowerBound == true ? "≥" : ""
         let text = compact
-            ? String(format: "g2g %.0f/%.0f ms (%@)", p50, p99, source)
-            : String(format: "glass-to-glass p50 %.1f p99 %.1f ms · target %.0f · %@", p50, p99, i.targetMillis, source)
+            ? String(format: "g2g %@%.0f/%.0f ms (%@)", atLeast, p50, p99, source)
+            : String(format: "glass-to-glass p50 %@%.1f p99 %@%.1f ms · target %.0f · %@", atLeast, p50, atLeast, p99, i.targetMillis,
+                     atLeast.isEmpty ? source : source + " (stamped after encoding: a lower bound)")
         return OverlayLine(text, .of(millis: p99, target: i.targetMillis))
     }
 

@@ -5,16 +5,22 @@ public struct LatencyChip: Equatable, Sendable {
     public var millis: Double
     /// The feed's target, ms (nil: none given).
     public var targetMillis: Double?
+    /// The capture times came after encoding (an RTCP sender report, ``CaptureSource/isLowerBound``):
+    /// the figure is at least this.
+    public var lowerBound: Bool
 
-    /// - Parameters: millis: worst glass-to-glass of the last second, ms; targetMillis: the target.
-    public init(millis: Double, targetMillis: Double?) {
+    /// - Parameters: millis: worst glass-to-glass of the last second, ms; targetMillis: the target;
+    ///   lowerBound: the capture times were stamped after encoding.
+    public init(millis: Double, targetMillis: Double?, lowerBound: Bool = false) {
         self.millis = millis
         self.targetMillis = targetMillis
+        self.lowerBound = lowerBound
     }
 
-    /// "84 ms" or, with a target, "84 / 120 ms".
+    /// "84 ms" or, with a target, "84 / 120 ms"; "≥84 ms" for a lower bound.
     public var text: String {
-        targetMillis.map { String(format: "%.0f / %.0f ms", millis, $0) } ?? String(format: "%.0f ms", millis)
+        (lowerBound ? "≥" : "")
+            + (targetMillis.map { String(format: "%.0f / %.0f ms", millis, $0) } ?? String(format: "%.0f ms", millis))
     }
 
     /// Green within the target, amber up to half as much again, red beyond; grey without a target.

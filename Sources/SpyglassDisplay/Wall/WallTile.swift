@@ -16,6 +16,8 @@ final class WallTile {
     private(set) var badge = TileBadge.waitingForData
     /// Glass-to-glass of the pictures shown in the last second (pictures with a capture stamp).
     private var recent = RecentGlassToGlass()
+    /// The newest of those came from an RTCP sender report: a lower bound (``CaptureSource/isLowerBound``).
+    private var recentIsLowerBound = false
     /// What the tile shows beside a live badge; nil without capture stamps.
     private(set) var chip: LatencyChip?
     /// The `i` overlay's inputs for the last second (nil until two seconds have been seen).
@@ -57,7 +59,10 @@ final class WallTile {
         if t.captureWallMicros > 0 && t.captureSource != .clockOffset {
             let presentedWall = Int64(bitPattern: presentedMicros) + MonotonicClock.wallMinusMonotonicMicros
             let millis = Double(presentedWall - Int64(clamping: t.captureWallMicros)) / 1000
-            if millis >= 0 { recent.add(presentedMicros: presentedMicros, millis: millis) }
+            if millis >= 0 {
+                recent.add(presentedMicros: presentedMicros, millis: millis)
+                recentIsLowerBound = t.captureSource.isLowerBound
+            }
         }
         pictureIsNew = false
     }
@@ -70,7 +75,9 @@ final class WallTile {
                              refused: feed.pipeline?.metrics.count(.disallowed) ?? 0)
         if b.drawsDifferently(from: badge) { dirty = true }
         badge = b
-        chip = b == .live ? recent.worst(nowMicros: nowMicros).map { LatencyChip(millis: $0, targetMillis: feed.targetMillis) } : nil
+        chip = b == .live ? recent.worst(nowMicros: nowMicros).map {
+            LatencyChip(millis: $0, targetMillis: feed.targetMillis, lowerBound: recentIsLowerBound)
+        } : nil
     }
 
     /// A picture frozen for `frozenMicros` (the feed went away) is kept only as large as the

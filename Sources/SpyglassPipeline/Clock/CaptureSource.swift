@@ -23,6 +23,11 @@ public enum CaptureSource: String, Sendable, Codable {
 }
 
 extension CaptureSource {
+    /// The stamp comes from an RTCP sender report: the RTP timestamp the sender gave the picture
+    /// when it packetized it, after capture and encoding (GStreamer's payloaders, `spyglass send
+    /// --rtp`), so glass-to-glass from it leaves out the encoder and reads low: a lower bound.
+    public var isLowerBound: Bool { self == .rtcp || self == .rtcpRelative }
+
     /// The relative-mode name of a stamp's origin (`sei` → `sei-relative`).
     package var relative: CaptureSource {
         switch self {

@@ -7,7 +7,7 @@ import Testing
 /// colour with its source, and never a figure that was not measured.
 @Suite struct FeedOverlayTests {
     /// A registry after one second of a 30 fps feed with glass-to-glass around `g2gMillis`.
-    private func oneSecond(g2gMillis: Double?, lost: Int = 0) -> FeedOverlay.Inputs {
+    private func oneSecond(g2gMillis: Double?, lost: Int = 0, source: String = "sei") -> FeedOverlay.Inputs {
         let m = MetricsRegistry()
         let before = m.snapshot()
         m.add(.accessUnits, 30); m.add(.framesDecoded, 30); m.add(.framesShown, 29)
@@ -19,7 +19,7 @@ import Testing
             if let g = g2gMillis { m.observe(.glassToGlass, micros: UInt64(g * 1000)) }
             m.noteShown(atMicros: 1_000_000 + UInt64(k) * 33_000, completion: "marker")
         }
-        if g2gMillis != nil { m.setCaptureSource("sei") }
+        if g2gMillis != nil { m.setCaptureSource(source) }
         let after = m.snapshot()
         return FeedOverlay.Inputs(snapshot: after, rates: FeedRates(from: before, to: after, seconds: 1), frameAgeMillis: 12)
     }
@@ -35,6 +35,17 @@ import Testing
         let line = try #require(FeedOverlay.lines(oneSecond(g2gMillis: millis), compact: false).first { $0.text.hasPrefix("glass-to-glass") })
         #expect(line.tone == tone, "\(line)")
         #expect(line.text.hasSuffix("· SEI"), "the capture time's source: \(line.text)")
+    }
+
+    /// An RTCP sender report stamps the picture after encoding: the figure is a lower bound, and
+    /// the overlay and the wall's compact form say so.
+    @Test func glassToGlassFromRTCPIsShownAsALowerBound() throws {
+        let full = try #require(FeedOverlay.lines(oneSecond(g2gMillis: 40, source: "rtcp"), compact: false).first { $0.text.hasPrefix("glass-to-glass") })
+        #expect(full.text == "glass-to-glass p50 ≥39.5 p99 ≥40.0 ms · target 100 · RTCP (stamped after encoding: a lower bound)", "\(full.text)")
+        let compact = try #require(FeedOverlay.lines(oneSecond(g2gMillis: 40, source: "rtcp"), compact: true).first { $0.text.hasPrefix("g2g") })
+        #expect(compact.text == "g2g ≥40/40 ms (RTCP)")
+        let sei = try #require(FeedOverlay.lines(oneSecond(g2gMillis: 40), compact: true).first { $0.text.hasPrefix("g2g") })
+        #expect(sei.text == "g2g 40/40 ms (SEI)", "a stamp taken at capture is no bound")
     }
 
     @Test func noCaptureTimeGivesNoFigure() throws {

@@ -79,6 +79,7 @@ import Testing
     func latencyChip() {
         #expect(LatencyChip(millis: 84, targetMillis: 120).text == "84 / 120 ms")
         #expect(LatencyChip(millis: 84.4, targetMillis: nil).text == "84 ms")
+        #expect(LatencyChip(millis: 84, targetMillis: 120, lowerBound: true).text == "≥84 / 120 ms", "an RTCP figure is a lower bound")
         #expect(LatencyChip(millis: 120, targetMillis: 120).colour == (40, 200, 80))
         #expect(LatencyChip(millis: 170, targetMillis: 120).colour == (240, 170, 20))
         #expect(LatencyChip(millis: 181, targetMillis: 120).colour == (230, 40, 40))

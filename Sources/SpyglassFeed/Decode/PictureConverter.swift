@@ -44,10 +44,32 @@ package final class PictureConverter {
     /// - Returns: false when libswscale cannot convert this input (it is then not drawn).
     package func convert(_ frame: DecodedPicture, into pixels: UnsafeMutableRawPointer, pitch: Int,
                  width: Int, height: Int, format: AVPixelFormat, source: PixelRect? = nil) -> Bool {
-        var dst: [UnsafeMutablePointer<UInt8>?] = [pixels.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
-        var dstStride: [Int32] = [Int32(pitch), 0, 0, 0]
-        return run(frame, source: source, width: width, height: height, format: format, dst: &dst, dstStride: &dstStride)
+        guard width % Self.safeWidthMultiple != 0 else {
+            var dst: [UnsafeMutablePointer<UInt8>?] = [pixels.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
+            var dstStride: [Int32] = [Int32(pitch), 0, 0, 0]
+            return run(frame, source: source, width: width, height: height, format: format, dst: &dst, dstStride: &dstStride)
+        }
+        // libswscale's SIMD writes whole blocks of pixels: up to 14 past the end of each row
+        // (a neighbouring tile's picture, the next row, or past the surface's last byte).
+        // Converted in a padded scratch buffer, then copied row by row.
+        let scratchPitch = (width + Self.safeWidthMultiple) * 4
+        if scratch.count < scratchPitch * height { scratch = [UInt8](repeating: 0, count: scratchPitch * height) }
+        return scratch.withUnsafeMutableBufferPointer { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return false }
+            var dst: [UnsafeMutablePointer<UInt8>?] = [base, nil, nil, nil]
+            var dstStride: [Int32] = [Int32(scratchPitch), 0, 0, 0]
+            guard run(frame, source: source, width: width, height: height, format: format, dst: &dst, dstStride: &dstStride) else { return false }
+            for y in 0..<height { (pixels + y * pitch).copyMemory(from: base + y * scratchPitch, byteCount: width * 4) }
+            return true
+        }
     }
+
+    /// Destination widths that are a multiple of this are written exactly by libswscale (FFmpeg
+    /// 5.1: at other widths its x86 SIMD writes up to 14 pixels past each row, measured for
+    /// 4:2:0, 4:2:2, 4:4:4, 10-bit and NV12 input, scaled and unscaled, into 32-bit RGB).
+    package static let safeWidthMultiple = 16
+    /// The padded buffer other widths are converted in (kept: the size rarely changes).
+    private var scratch: [UInt8] = []
 
     /// The part `source` of an 8-bit 4:2:0 `frame` scaled to `width` x `height` in its own pixel
     /// format, colour matrix, range and aspect (a smaller copy to convert later).

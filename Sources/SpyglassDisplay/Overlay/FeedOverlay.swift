@@ -37,7 +37,7 @@ public enum FeedOverlay {
 
     static func fullLines(_ i: Inputs) -> [OverlayLine] {
         let r = i.rates, s = i.snapshot
-        var out = [OverlayLine("\(s.format ?? s.codec ?? "waiting for a picture") · resets \(s[.resets])")]
+        var out = [OverlayLine("\(s.format ?? s.codec ?? "no picture yet") · resets \(s[.resets])")]
         out.append(OverlayLine(String(format: "%.1f fps in · %.1f decoded · %.1f shown · %@", r.accessUnitsPerSecond,
                                       r.decodedPerSecond, r.shownPerSecond, bitrate(r.bitsPerSecond))))
         out.append(glassToGlass(i, compact: false))

@@ -9,7 +9,8 @@ import SpyglassTransport
 /// It parses nothing: the session, in the depacketizer, reads every packet once.
 ///
 /// Packets go to `destination` when it is known (an RTSP server's `server_port`), else to the
-/// address the sender's RTCP comes from (symmetric RTP, RFC 4961); none before either is known.
+/// address the sender's RTCP comes from (symmetric RTP, RFC 4961), and before any came, to the
+/// RTP sender's port + 1 (RFC 3550 §11).
 /// Used on the feed's thread only, by the source that owns the RTP socket.
 package final class RTCPPort {
     /// The bound RTCP socket.
@@ -69,10 +70,12 @@ package final class RTCPPort {
     private(set) var otherHost = 0
 
     /// Sends one compound packet to the sender's RTCP address.
-    /// - Returns: true when it went out; false before the address is known, or when the send
+    /// - Parameter rtpSender: the RTP sender, whose port + 1 is used until the sender's RTCP
+    ///   shows where it is.
+    /// - Returns: true when it went out; false when no address is known, or when the send
     ///   failed (a full buffer, an unreachable port: the next report tries again).
-    func send(_ packet: [UInt8]) -> Bool {
-        guard let destination else { return false }
+    func send(_ packet: [UInt8], rtpSender: UDPPeer? = nil) -> Bool {
+        guard let destination = destination ?? rtpSender?.nextPortAddress() else { return false }
         let sent = destination.withUnsafeBytes { d in
             packet.withUnsafeBytes {
                 sendto(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT),

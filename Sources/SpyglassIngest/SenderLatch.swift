@@ -68,6 +68,32 @@ package struct UDPPeer: Equatable {
     /// sender's RTCP comes from its own port).
     func isSameHost(as other: UDPPeer) -> Bool { family == other.family && high == other.high && low == other.low }
 
+    /// The same host at the next port, as `sockaddr_in`/`sockaddr_in6` bytes: where an RTP
+    /// sender's RTCP is by convention (RFC 3550 §11) before its own RTCP says otherwise. Nil for
+    /// other families and for port 65535.
+    func nextPortAddress() -> [UInt8]? {
+        let host = UInt16(bigEndian: port)
+        guard host < UInt16.max else { return nil }
+        if Int32(family) == AF_INET {
+            var sin = sockaddr_in()
+            sin.sin_family = family
+            sin.sin_port = (host + 1).bigEndian
+            sin.sin_addr.s_addr = UInt32(truncatingIfNeeded: low)
+            return withUnsafeBytes(of: &sin) { Array($0) }
+        }
+        if Int32(family) == AF_INET6 {
+            var sin6 = sockaddr_in6()
+            sin6.sin6_family = family
+            sin6.sin6_port = (host + 1).bigEndian
+            withUnsafeMutableBytes(of: &sin6.sin6_addr) { b in
+                b.storeBytes(of: high, toByteOffset: 0, as: UInt64.self)
+                b.storeBytes(of: low, toByteOffset: 8, as: UInt64.self)
+            }
+            return withUnsafeBytes(of: &sin6) { Array($0) }
+        }
+        return nil
+    }
+
     /// The address a `recvfrom` filled in (`sockaddr_in` or `sockaddr_in6`); unknown families
     /// compare by family alone.
     init(_ storage: UnsafeRawPointer) {

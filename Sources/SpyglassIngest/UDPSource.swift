@@ -217,7 +217,7 @@ public final class UDPSource: ByteSource {
         bindRTCP()
     }
 
-    public func sendToSender(_ packet: [UInt8]) -> Bool { rtcp?.send(packet) ?? false }
+    public func sendToSender(_ packet: [UInt8]) -> Bool { rtcp?.send(packet, rtpSender: latch.current) ?? false }
 
     /// Binds port + 1 (joining the multicast group there too); a port taken is one log line.
     private func bindRTCP() {

@@ -45,6 +45,11 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     /// SDES, RFC 3550 §6.4.2, every 2 s while RTP flows). A source with no way back (a packet
     /// capture, a recording) sends none.
     case rtcpPacketsSent = "rtcp_packets_sent"
+    /// Keyframe requests (RTCP PLI, RFC 4585 §6.3.1) sent, by reason: a picture damaged by lost
+    /// packets, a cut fragmentation unit, a join at a picture that is no random-access point
+    /// (exposed as `spyglass_keyframe_requests_total{reason}`).
+    case keyframeRequestsLoss = "keyframe_requests_loss", keyframeRequestsCut = "keyframe_requests_cut"
+    case keyframeRequestsJoin = "keyframe_requests_join"
     // Access-unit assembly.
     case nalUnits = "nal_units", accessUnits = "access_units", invalidNALUnits = "invalid_nal_units"
     case oversizeAccessUnits = "oversize_access_units", unitsWithoutPicture = "units_without_picture"
@@ -85,4 +90,7 @@ public enum Stage: String, CaseIterable, Sendable, Codable {
     case receiverAdded = "receiver_added"
     /// Capture (sender's stamp) → presented.
     case glassToGlass = "glass_to_glass"
+    /// RTP: the first damaged picture → the next random-access point (an IDR, an IRAP), with or
+    /// without keyframe requests. One sample per recovery, not per frame.
+    case recovery
 }

@@ -10,7 +10,7 @@ import SpyglassIngest
 enum PlayArguments {
     /// Every option `play` knows, for "did you mean" on a mistyped one.
     static let known = ["--codec", "--display", "--frames", "--timeout", "--fps", "--untimed", "--allow-from",
-                        "--stall-ms", "--hide-damaged", "--show-damaged", "--rtp", "--raw", "--reorder-ms",
+                        "--stall-ms", "--hide-damaged", "--show-damaged", "--rtp", "--raw", "--reorder-ms", "--keyframe-requests",
                         "--join-timeout-ms", "--decode", "--sdp", "--idle-flush-ms", "--threads", "--framemd5",
                         "--summary", "--record", "--record-split-mb", "--record-split-min", "--latency-log",
                         "--snapshot", "--vsync", "--clock", "--window-pos", "--window-size", "--quiet", "--status",
@@ -97,6 +97,10 @@ enum PlayArguments {
         case "--rtp": r.transport = .rtp
         case "--raw": r.transport = .raw
         case "--reorder-ms": r.reorderWindowMicros = Int(try a.number(arg, 0...5_000) * 1000)
+        case "--keyframe-requests":
+            let v = try a.value(arg)
+            guard v == "on" || v == "off" else { throw CLIError.usage("--keyframe-requests: '\(v)' (use on or off)") }
+            r.keyframeRequests = v == "on"
         case "--join-timeout-ms": r.joinTimeoutMicros = Int(try a.number(arg, 0...600_000) * 1000)
         case "--decode":
             let v = try a.value(arg)

@@ -179,8 +179,17 @@ final class FeedLoop {
             if !stage.noteCut(unitLastByteMicros: unitEnd) { gate.noteDamageAfterTheFact() }
         case .restart(let reason):
             restart(reason)
-        case .toSender(let packet):
-            if source.sendToSender(packet) { metrics.add(.rtcpPacketsSent) }
+        case .toSender(let packet, let keyframeRequest):
+            guard source.sendToSender(packet) else { break }
+            metrics.add(.rtcpPacketsSent)
+            switch keyframeRequest {
+            case .loss: metrics.add(.keyframeRequestsLoss)
+            case .cut: metrics.add(.keyframeRequestsCut)
+            case .join: metrics.add(.keyframeRequestsJoin)
+            case nil: break
+            }
+        case .recovered(let micros):
+            metrics.observe(.recovery, micros: micros)
         case .note(let line):
             Log.info(line)
         case .refuse(let reason):

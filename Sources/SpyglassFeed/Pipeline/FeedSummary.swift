@@ -128,6 +128,11 @@ public struct FeedSummary: Codable, Sendable {
     /// Median time a picture was then held by libavcodec for output order (B-frames), ms; nil
     /// when no picture was held.
     public var reorderMillisP50: Double?
+    /// Keyframe requests (RTCP PLI) sent for loss, for a cut fragment, for a join.
+    public var keyframeRequestsLoss = 0, keyframeRequestsCut = 0, keyframeRequestsJoin = 0
+    /// Recoveries (damage → the next random-access point) and their median, ms.
+    public var recoveries = 0
+    public var recoveryMillisP50: Double?
     /// MPEG-TS: packets read, continuity-counter gaps on the video PID (ISO/IEC 13818-1 §2.4.3.3),
     /// packets dropped (transport error indicator, scrambled, a broken PES header).
     public var tsPackets = 0
@@ -198,6 +203,11 @@ public struct FeedSummary: Codable, Sendable {
         resets = m[.resets]; disconnects = m[.disconnects]; codecMismatches = m[.codecMismatches]
         decodeMillisP50 = m.stages[.decode]?.quantileMicros(0.5).map { $0 / 1000 }
         reorderMillisP50 = m.stages[.reorder]?.quantileMicros(0.5).map { $0 / 1000 }
+        keyframeRequestsLoss = m[.keyframeRequestsLoss]
+        keyframeRequestsCut = m[.keyframeRequestsCut]
+        keyframeRequestsJoin = m[.keyframeRequestsJoin]
+        recoveries = Int(m.stages[.recovery]?.count ?? 0)
+        recoveryMillisP50 = m.stages[.recovery]?.quantileMicros(0.5).map { $0 / 1000 }
         self.durationSeconds = durationSeconds
     }
 
@@ -222,6 +232,15 @@ public struct FeedSummary: Codable, Sendable {
         if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated"
                               + (ssrcChanges > 0 ? ", \(ssrcChanges) SSRC changes" : "")
                               + (strayPackets > 0 ? ", \(strayPackets) packets of another sender dropped" : "")) }
+        let requests = keyframeRequestsLoss + keyframeRequestsCut + keyframeRequestsJoin
+        if requests > 0 {
+            let why = [("loss", keyframeRequestsLoss), ("cut", keyframeRequestsCut), ("join", keyframeRequestsJoin)]
+                .filter { $0.1 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+            extra.append("\(requests) keyframe request\(requests == 1 ? "" : "s") (\(why))")
+        }
+        if recoveries > 0, let p = recoveryMillisP50 {
+            extra.append(String(format: "clean again %d time%@ after damage, p50 %.0f ms", recoveries, recoveries == 1 ? "" : "s", p))
+        }
         if rtcpPackets + malformedRTCP > 0 { extra.append("RTCP: \(senderReports) sender reports" + (malformedRTCP > 0 ? ", \(malformedRTCP) malformed" : "")
                                                          + (rtcpPacketsSent > 0 ? ", \(rtcpPacketsSent) sent back" : "")) }
         if malformedKLV > 0 { extra.append("\(malformedKLV) malformed KLV payloads dropped") }

@@ -26,16 +26,26 @@ public struct FeedMetrics: Sendable {
 public enum MetricsExposition {
     /// Histogram bucket bounds, seconds (Prometheus `le`).
     public static let buckets: [Double] = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.033, 0.05, 0.1, 0.2, 0.5, 1, 2, 5]
+    /// The counters of one family with a `reason` label.
+    static let keyframeReasons: [Metric: String] = [.keyframeRequestsLoss: "loss", .keyframeRequestsCut: "cut",
+                                                    .keyframeRequestsJoin: "join"]
     static let states = ["waiting_for_data", "waiting_for_picture", "live", "stalled", "connecting", "reconnecting", "ended", "failed"]
 
     /// The exposition text for `feeds` at monotonic time `nowMicros`.
     /// - Parameter stallMicros: a live feed with no picture for this long reads `stalled`.
     public static func text(_ feeds: [FeedMetrics], nowMicros: UInt64, stallMicros: UInt64 = 500_000) -> String {
         var out = ""
-        for m in Metric.allCases {
+        for m in Metric.allCases where !keyframeReasons.keys.contains(m) {
             let name = "spyglass_\(m.rawValue)_total"
             out += "# HELP \(name) \(help(m))\n# TYPE \(name) counter\n"
             for f in feeds { out += "\(name){feed=\"\(escape(f.feed))\"} \(f.snapshot[m])\n" }
+        }
+        out += "# HELP spyglass_keyframe_requests_total Keyframe requests (RTCP PLI, RFC 4585 §6.3.1) sent, by reason.\n"
+            + "# TYPE spyglass_keyframe_requests_total counter\n"
+        for f in feeds {
+            for (m, reason) in keyframeReasons.sorted(by: { $0.value < $1.value }) {
+                out += "spyglass_keyframe_requests_total{feed=\"\(escape(f.feed))\",reason=\"\(reason)\"} \(f.snapshot[m])\n"
+            }
         }
         out += "# HELP spyglass_stage_seconds Time each frame spent in a stage of the receiver.\n# TYPE spyglass_stage_seconds histogram\n"
         for f in feeds {

@@ -66,6 +66,8 @@ public struct ReceiverOptions: Sendable {
     public var rtspTransport: RTSPTransport = .auto
     /// UDP receive buffer to ask the kernel for, bytes.
     public var udpReceiveBufferBytes = 8 << 20
+    /// RTP: ask the sender for a keyframe (RTCP PLI) on loss and on a join (`--keyframe-requests`).
+    public var keyframeRequests = true
 
     public init() {}
 
@@ -79,6 +81,7 @@ public struct ReceiverOptions: Sendable {
         s.idleFlushMicros = idleFlushMicros
         s.maxUnitBytes = maxAccessUnitBytes
         s.mpegtsSelection = mpegtsSelection
+        s.keyframeRequests = keyframeRequests
         return s
     }
 

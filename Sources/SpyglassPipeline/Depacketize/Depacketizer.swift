@@ -24,10 +24,14 @@ public enum DepacketizerEvent: Sendable {
     case cut(unitLastByteMicros: UInt64, pauseMicros: UInt64)
     /// A new sender on the same input (RTP SSRC change, sequence reset): start over.
     case restart(reason: String)
-    /// A compound RTCP packet for the sender (a receiver report now; keyframe requests are next),
+    /// A compound RTCP packet for the sender (a receiver report, with a PLI when a keyframe is wanted),
     /// made by the stream's ``RTCPSession``: the feed hands it to its source's way back
     /// (`ByteSource.sendToSender`), which drops it where there is none.
-    case toSender([UInt8])
+    /// `keyframeRequest` says why it carries a PLI (counted once the source could send it).
+    case toSender([UInt8], keyframeRequest: KeyframeRequester.Reason?)
+    /// RTP: a random-access point (IDR, IRAP) arrived `afterMicros` after the first picture
+    /// that loss damaged (or after a join mid-way): the picture is clean again.
+    case recovered(afterMicros: UInt64)
     /// A line worth logging (a learned wait went up or down, the framing that was detected).
     case note(String)
     /// The input is something this feed cannot read (for example MPEG-TS): the feed fails with

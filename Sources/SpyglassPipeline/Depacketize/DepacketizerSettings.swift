@@ -32,6 +32,9 @@ public struct DepacketizerSettings: Sendable {
     public var maxUnitBytes = 32 << 20
     /// The MPEG-TS program or video PID to play (`?program=`/`?pid=`).
     public var mpegtsSelection = MPEGTSSelection()
+    /// RTP: ask the sender for a keyframe (RTCP PLI) when loss damages a picture or the stream
+    /// is joined mid-way (`--keyframe-requests on|off`).
+    public var keyframeRequests = true
 
     public init() {}
 }

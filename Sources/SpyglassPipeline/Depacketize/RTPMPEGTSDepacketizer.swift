@@ -49,7 +49,7 @@ public struct RTPMPEGTSDepacketizer: Depacketizer {
         packets += 1
         session.observeRTP(chunk, arrivalMicros: arrivalMicros)
         admitted(probation.admit((p, arrivalMicros, truncated), ssrc: p.ssrc, arrivalMicros: arrivalMicros), emit: emit)
-        if let packet = session.outgoing(nowMicros: arrivalMicros) { emit(.toSender(packet)) }
+        if let out = session.outgoing(nowMicros: arrivalMicros) { emit(.toSender(out.bytes, keyframeRequest: out.keyframeRequest)) }
     }
 
     /// Packets past the SSRC probation: sequence checks, then their TS packets.
@@ -68,7 +68,7 @@ public struct RTPMPEGTSDepacketizer: Depacketizer {
         min(ts.pollTimeoutMicros(default: pollMicros), probation.isHolding ? 10_000 : pollMicros)
     }
     public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
-        if let packet = session.outgoing(nowMicros: nowMicros) { emit(.toSender(packet)) }
+        if let out = session.outgoing(nowMicros: nowMicros) { emit(.toSender(out.bytes, keyframeRequest: out.keyframeRequest)) }
         admitted(probation.tick(nowMicros: nowMicros), emit: emit)
         ts.tick(nowMicros: nowMicros, emit: emit)
     }

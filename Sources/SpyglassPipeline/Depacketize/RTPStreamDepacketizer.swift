@@ -19,6 +19,8 @@ public struct RTPStreamDepacketizer: Depacketizer {
     private var flushedSinceData = true
     private var lastDataMicros: UInt64 = 0
     private var session = RTCPSession()
+    /// The first slice since the start or a restart is still to come (a join).
+    private var joining = true
 
     /// - Parameter settings: codec (`--codec`), SDP (payload type, codec), jitter-buffer window
     ///   (`--reorder-ms`) and idle-flush time.
@@ -27,6 +29,7 @@ public struct RTPStreamDepacketizer: Depacketizer {
                           reorderWindowMicros: UInt64(max(0, settings.reorderWindowMicros)))
         idleFlushMicros = settings.idleFlushMicros > 0 ? max(settings.idleFlushMicros, 50_000) : 0
         reorderWindowMicros = settings.reorderWindowMicros
+        session.requestsKeyframes = settings.keyframeRequests
     }
 
     public var codec: VideoCodec? { rtp.codec }
@@ -39,13 +42,48 @@ public struct RTPStreamDepacketizer: Depacketizer {
         }
         lastDataMicros = arrivalMicros
         flushedSinceData = false
-        if truncated { emit(.damage(lostPackets: 0)) }
+        if truncated {
+            emit(.damage(lostPackets: 0))
+            session.requestKeyframe(.cut, nowMicros: arrivalMicros)
+        }
         session.observeRTP(chunk, arrivalMicros: arrivalMicros)
-        let clock = session.clock
+        let clock = session.clock, codec = rtp.codec
+        var seen = Seen()
         rtp.push(Array(chunk.bindMemory(to: UInt8.self)), arrivalMicros: arrivalMicros) { e in
+            seen.note(e, codec: codec)
             if let t = Self.translate(e, clock) { emit(t) }
         }
-        if let packet = session.outgoing(nowMicros: arrivalMicros) { emit(.toSender(packet)) }
+        keyframeBookkeeping(seen, nowMicros: arrivalMicros, emit: emit)
+        if let out = session.outgoing(nowMicros: arrivalMicros) { emit(.toSender(out.bytes, keyframeRequest: out.keyframeRequest)) }
+    }
+
+    /// What one push's events said about keyframes.
+    private struct Seen {
+        var loss = false, restart = false, randomAccess = false, otherSlice = false
+        mutating func note(_ e: RTPReceiver.Event, codec: VideoCodec?) {
+            switch e {
+            case .loss: loss = true
+            case .restart: restart = true
+            case .unit(let u):
+                guard let codec, let h = NALUnitHeader(codec: codec, bytes: u.bytes), h.isVCL else { return }
+                if h.isRandomAccessPoint { randomAccess = true } else { otherSlice = true }
+            default: break
+            }
+        }
+    }
+
+    /// Asks for a keyframe on loss, and on a join (or a sender's restart) at a slice that is no
+    /// random-access point; stops at the next random-access point, saying how long it took.
+    private mutating func keyframeBookkeeping(_ seen: Seen, nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
+        if seen.restart { joining = true }
+        if seen.loss { session.requestKeyframe(.loss, nowMicros: nowMicros) }
+        if seen.randomAccess {
+            joining = false
+            if let micros = session.randomAccessArrived(nowMicros: nowMicros) { emit(.recovered(afterMicros: micros)) }
+        } else if seen.otherSlice && joining {
+            joining = false
+            session.requestKeyframe(.join, nowMicros: nowMicros)
+        }
     }
 
     public func pollTimeoutMicros(default pollMicros: Int) -> Int {
@@ -58,9 +96,14 @@ public struct RTPStreamDepacketizer: Depacketizer {
     }
 
     public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
-        if let packet = session.outgoing(nowMicros: nowMicros) { emit(.toSender(packet)) }
-        let clock = session.clock
-        rtp.tick(nowMicros: nowMicros) { e in if let t = Self.translate(e, clock) { emit(t) } }
+        let clock = session.clock, codec = rtp.codec
+        var seen = Seen()
+        rtp.tick(nowMicros: nowMicros) { e in
+            seen.note(e, codec: codec)
+            if let t = Self.translate(e, clock) { emit(t) }
+        }
+        keyframeBookkeeping(seen, nowMicros: nowMicros, emit: emit)
+        if let out = session.outgoing(nowMicros: nowMicros) { emit(.toSender(out.bytes, keyframeRequest: out.keyframeRequest)) }
         if !flushedSinceData && idleFlushMicros > 0 && nowMicros >= lastDataMicros + UInt64(idleFlushMicros) {
             emit(.accessUnitEnd(.idleGap, atMicros: nowMicros))
             flushedSinceData = true

@@ -26,6 +26,10 @@ public struct RTCPSession: Sendable {
 
     /// What was counted so far.
     public private(set) var counts = Counts()
+    /// Keyframe requests (PLI, RFC 4585 §6.3.1): what is asked for, and what was sent.
+    public private(set) var keyframes = KeyframeRequester()
+    /// Whether to send keyframe requests at all (`--keyframe-requests`).
+    public var requestsKeyframes = true
     /// The sender's wall clock for its RTP timestamps (from its latest sender report).
     public private(set) var clock: SenderClock
     private var reporter: ReceiverReporter
@@ -66,11 +70,37 @@ public struct RTCPSession: Sendable {
         reporter.observeRTP(packet, arrivalMicros: arrivalMicros)
     }
 
-    /// The compound packet due for the sender now (a receiver report with SDES CNAME, every
-    /// ``ReceiverReporter/intervalMicros``), or nil when nothing is due.
+    /// The compound packet due for the sender now, or nil when nothing is due: a receiver
+    /// report with SDES CNAME every ``ReceiverReporter/intervalMicros``, and while a keyframe is
+    /// wanted an early one with a PLI after it (RFC 4585 §3.5.3: RR, SDES, then the feedback).
     /// - Parameter nowMicros: monotonic now, µs.
-    public mutating func outgoing(nowMicros: UInt64) -> [UInt8]? {
-        reporter.reportIfDue(nowMicros: nowMicros)
+    public mutating func outgoing(nowMicros: UInt64) -> Outgoing? {
+        if requestsKeyframes, let media = reporter.mediaSSRC, let reason = keyframes.pendingReason,
+           let pli = keyframes.pliIfDue(senderSSRC: reporter.ssrc, mediaSSRC: media, nowMicros: nowMicros),
+           let report = reporter.reportNow(nowMicros: nowMicros) {
+            return Outgoing(bytes: report + pli, keyframeRequest: reason)
+        }
+        return reporter.reportIfDue(nowMicros: nowMicros).map { Outgoing(bytes: $0, keyframeRequest: nil) }
+    }
+
+    /// A compound packet for the sender.
+    public struct Outgoing: Equatable, Sendable {
+        /// The packet: RR + SDES, and a PLI after them when it asks for a keyframe.
+        public var bytes: [UInt8]
+        /// Why it asks for a keyframe (nil: a receiver report only).
+        public var keyframeRequest: KeyframeRequester.Reason?
+    }
+
+    /// A picture was damaged (or the stream joined mid-way): ask for a keyframe until one comes
+    /// (``KeyframeRequester``); the PLI goes out with the next ``outgoing(nowMicros:)``.
+    public mutating func requestKeyframe(_ reason: KeyframeRequester.Reason, nowMicros: UInt64) {
+        keyframes.request(reason, nowMicros: nowMicros)
+    }
+
+    /// A random-access point arrived: stop asking.
+    /// - Returns: µs from the first damage to it, when a keyframe was being asked for.
+    public mutating func randomAccessArrived(nowMicros: UInt64) -> UInt64? {
+        keyframes.randomAccessArrived(nowMicros: nowMicros)
     }
 
     /// The wall-clock instant of an RTP timestamp of stream `ssrc`, µs since the Unix epoch, or

@@ -71,6 +71,18 @@ public struct ReceiverReporter: Sendable {
         lastSenderReport = (report.compactNTP, arrivalMicros)
     }
 
+    /// The SSRC of the RTP stream being reported on (nil before its first packet).
+    public var mediaSSRC: UInt32? { stream }
+
+    /// A compound RR + SDES packet now, due or not (an early report to lead feedback, RFC 4585
+    /// §3.5.3), when the stream is known; the next regular one is an interval from now.
+    /// - Parameter nowMicros: monotonic now, µs.
+    public mutating func reportNow(nowMicros: UInt64) -> [UInt8]? {
+        guard let stream else { return nil }
+        nextReportMicros = nowMicros + Self.intervalMicros
+        return receiverReport(for: stream, nowMicros: nowMicros) + sourceDescription()
+    }
+
     /// A compound RR + SDES packet when one is due (every ``intervalMicros`` while RTP flows, and
     /// none once the sender has been silent for ``senderTimeoutMicros``), else nil.
     /// - Parameter nowMicros: monotonic now, µs.

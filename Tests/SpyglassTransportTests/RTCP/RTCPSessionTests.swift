@@ -32,7 +32,7 @@ import Testing
         #expect(session.counts == { var c = RTCPSession.Counts(); c.packets = 1; c.senderReports = 1; return c }())
         #expect(session.wallMicros(rtpTimestamp: 90_000, ssrc: 9) == unix + 1_000_000, "one second of 90 kHz ticks later")
         #expect(session.outgoing(nowMicros: 1_000_001) == nil, "not due yet")
-        let due = session.outgoing(nowMicros: 2_000_000)
+        let due = session.outgoing(nowMicros: 2_000_000)?.bytes
         let report = try #require(due)
         #expect(report[1] == RTCPPacket.receiverReportType && Array(report[4..<8]) == Self.word(0xABCD))
         let lsr = Array(report[24..<28])

@@ -1,0 +1,87 @@
+/// When to ask an RTP sender for a keyframe, and the Picture Loss Indication that asks
+/// (RFC 4585 §6.3.1).
+///
+/// A lost packet damages every picture until the sender's next IDR (H.264) or IRAP (H.265);
+/// cameras send those every 2 to 30 s. A PLI makes a sender that honours it (GStreamer's
+/// `rtpbin` with x264enc, gst-rtsp-server, `spyglass send --rtp`) send one at once, about one
+/// round trip later. Asking starts on damage (a sequence gap that hits a picture, a cut
+/// fragmentation unit) or on a join that does not begin at a random-access point, and repeats
+/// every ``repeatMicros`` until a random-access point arrives; never more than
+/// ``maximumPerSecond`` a second (RFC 4585 §3.5 leaves the timing to the receiver within its
+/// RTCP bandwidth; 200 ms is at least twice the round trip of every link Spyglass plays).
+///
+/// A value type, owned by the stream's ``RTCPSession``.
+public struct KeyframeRequester: Sendable {
+    /// Why a keyframe was asked for (`keyframe_requests_total{reason}`).
+    public enum Reason: String, CaseIterable, Sendable {
+        /// RTP packets were lost inside a picture (a sequence gap, RFC 3550 §A.1).
+        case loss
+        /// A fragmentation unit (RFC 6184 §5.8, RFC 7798 §4.4.3) lost its start or end.
+        case cut
+        /// The stream was joined (or its sender restarted) at a picture that is not a
+        /// random-access point.
+        case join
+    }
+
+    /// Time between requests while no random-access point comes, µs (RFC 4585 §3.5: at least
+    /// twice the round trip; at most 5 a second).
+    public static let repeatMicros: UInt64 = 200_000
+    /// Requests at most this many a second.
+    public static let maximumPerSecond = 5
+
+    /// Requests made so far, by reason (whether they could be sent is the source's to say).
+    public private(set) var made: [Reason: Int] = [:]
+    /// What is being asked for, and since when (monotonic µs, the first damage); nil when the
+    /// picture is clean.
+    public private(set) var pending: (reason: Reason, sinceMicros: UInt64)?
+    private var lastSentMicros: UInt64?
+    private var recentSends: [UInt64] = []
+
+    public init() {}
+
+    /// Starts asking (or keeps asking, under the first reason and since the first damage).
+    /// - Parameters:
+    ///   - reason: what damaged the picture.
+    ///   - nowMicros: monotonic now, µs.
+    public mutating func request(_ reason: Reason, nowMicros: UInt64) {
+        if pending == nil { pending = (reason, nowMicros) }
+    }
+
+    /// A random-access point arrived (an IDR, an IRAP): the picture is clean again.
+    /// - Parameter nowMicros: monotonic now, µs.
+    /// - Returns: the time from the first damage to it, µs, when a request was pending.
+    public mutating func randomAccessArrived(nowMicros: UInt64) -> UInt64? {
+        defer { pending = nil }
+        guard let p = pending else { return nil }
+        return nowMicros >= p.sinceMicros ? nowMicros - p.sinceMicros : 0
+    }
+
+    /// Why the pending request was made (nil when none is pending).
+    public var pendingReason: Reason? { pending?.reason }
+
+    /// The PLI to send now, when one is due (pending, ``repeatMicros`` since the last, under
+    /// ``maximumPerSecond``), and counts it.
+    /// - Parameters:
+    ///   - senderSSRC: ours, as in our receiver reports.
+    ///   - mediaSSRC: the RTP stream's SSRC, which the PLI is about.
+    ///   - nowMicros: monotonic now, µs.
+    /// - Returns: the 12-byte PLI (RFC 4585 §6.1 header, PT 206 PSFB, FMT 1), or nil.
+    public mutating func pliIfDue(senderSSRC: UInt32, mediaSSRC: UInt32, nowMicros: UInt64) -> [UInt8]? {
+        guard let p = pending else { return nil }
+        if let last = lastSentMicros, nowMicros < last + Self.repeatMicros { return nil }
+        recentSends.removeAll { $0 + 1_000_000 <= nowMicros }
+        guard recentSends.count < Self.maximumPerSecond else { return nil }
+        recentSends.append(nowMicros)
+        lastSentMicros = nowMicros
+        made[p.reason, default: 0] += 1
+        return Self.pli(senderSSRC: senderSSRC, mediaSSRC: mediaSSRC)
+    }
+
+    /// A Picture Loss Indication (RFC 4585 §6.3.1): V=2, FMT=1, PT=206, length 2 words, then
+    /// the packet sender's SSRC and the media source's.
+    public static func pli(senderSSRC: UInt32, mediaSSRC: UInt32) -> [UInt8] {
+        var out: [UInt8] = [0x81, 206, 0, 2]
+        for w in [senderSSRC, mediaSSRC] { out += [UInt8(w >> 24), UInt8((w >> 16) & 0xFF), UInt8((w >> 8) & 0xFF), UInt8(w & 0xFF)] }
+        return out
+    }
+}

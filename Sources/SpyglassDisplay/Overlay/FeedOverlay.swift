@@ -46,7 +46,23 @@ public enum FeedOverlay {
         out.append(OverlayLine("queue " + pair(r, .queue) + " · render " + pair(r, .render) + " (p50/p99 ms)"))
         out.append(OverlayLine("frame age \(age(i.frameAgeMillis)) · ended by \(completions(r.completions))"))
         out.append(lossLine(r))
+        if let recovery = recoveryLine(s) { out.append(recovery) }
         return out
+    }
+
+    /// RTP after loss: how long the picture took to come clean again (first damaged picture to
+    /// the next IDR/IRAP) and the keyframe requests sent; nil before any recovery or request.
+    static func recoveryLine(_ s: MetricsRegistry.Snapshot) -> OverlayLine? {
+        let requests = s[.keyframeRequestsLoss] + s[.keyframeRequestsCut] + s[.keyframeRequestsJoin]
+        let h = s.stages[.recovery]
+        guard requests > 0 || (h?.count ?? 0) > 0 else { return nil }
+        let clean: String
+        if let h, h.count > 0, let p50 = h.quantileMicros(0.5) {
+            clean = String(format: "clean again after damage: p50 %.0f ms (%d time%@)", p50 / 1000, Int(h.count), h.count == 1 ? "" : "s")
+        } else {
+            clean = "not clean again yet"
+        }
+        return OverlayLine("\(clean) · \(requests) keyframe request\(requests == 1 ? "" : "s")")
     }
 
     static func compactLines(_ i: Inputs) -> [OverlayLine] {

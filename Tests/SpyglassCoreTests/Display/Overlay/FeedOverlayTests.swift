@@ -48,6 +48,17 @@ import Testing
         #expect(sei.text == "g2g 40/40 ms (SEI)", "a stamp taken at capture is no bound")
     }
 
+    /// After loss on RTP: how long the picture took to come clean again, and the keyframe
+    /// requests sent; nothing on a clean feed.
+    @Test func recoveryAfterLossIsShownOnlyOnceThereWasSome() throws {
+        #expect(FeedOverlay.recoveryLine(MetricsRegistry().snapshot()) == nil)
+        let m = MetricsRegistry()
+        m.add(.keyframeRequestsLoss, 3)
+        #expect(FeedOverlay.recoveryLine(m.snapshot())?.text == "not clean again yet · 3 keyframe requests")
+        m.observe(.recovery, micros: 67_000)
+        #expect(FeedOverlay.recoveryLine(m.snapshot())?.text == "clean again after damage: p50 67 ms (1 time) · 3 keyframe requests")
+    }
+
     @Test func noCaptureTimeGivesNoFigure() throws {
         let line = try #require(FeedOverlay.lines(oneSecond(g2gMillis: nil), compact: false).first { $0.text.hasPrefix("glass-to-glass") })
         #expect(line.text == "glass-to-glass: none (no capture time in the stream)")

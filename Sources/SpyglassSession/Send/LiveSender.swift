@@ -57,6 +57,8 @@ public final class LiveSender {
     private var muxer: MPEGTSMuxer?
     public var rtp = false
     private var packetizer: RTPPacketizer?
+    /// `--rtp` over UDP: sender reports, and the keyframe requests heard.
+    private lazy var rtcp: SenderRTCP? = rtp ? sender.datagramDestination.flatMap { SenderRTCP(rtpDestination: $0) } : nil
 
     /// A sender of `input` to `sender`; nothing is sent before ``run()``.
     public init(input: Input, sender: StreamSender) {
@@ -86,6 +88,9 @@ public final class LiveSender {
             guard let waited = try awaitReceiver() else { return }
             if waited { start = MonotonicClock.nowMicros() - UInt64(index) * period }
             let capture = UInt64(max(0, Int64(bitPattern: MonotonicClock.wallMicros()) + clockOffsetMicros))
+            if rtcp?.keyframeWanted(nowMicros: MonotonicClock.nowMicros(), wallMicros: MonotonicClock.wallMicros()) == true {
+                encoder.forceKeyframe()
+            }
             encoder.prepareFrame()
             let f = encoder.frame
             pattern.draw(index: index, captureMicros: capture,
@@ -99,6 +104,10 @@ public final class LiveSender {
             for p in packets {
                 transmit(Self.stamped(p, codec: settings.codec, captureMicros: capture), codec: settings.codec, captureMicros: capture)
                 accessUnitsSent += 1
+            }
+            if let rtcp, let p = packetizer {
+                rtcp.reportIfDue(ssrc: p.ssrc, packets: sender.datagramsSent, octets: max(0, sender.bytesSent - 12 * sender.datagramsSent),
+                                 nowMicros: MonotonicClock.nowMicros(), wallMicros: MonotonicClock.wallMicros())
             }
             index += 1
         }
@@ -204,6 +213,7 @@ extension LiveSender {
         let encode = pattern && framesEncoded > 0 ? String(format: "; encode mean %.2f ms per frame", encodeMillisMean) : ""
         let srt = sender.srtStatistics.map { String(format: "; SRT: RTT %.2f ms, %d retransmitted, %d dropped", $0.roundTripMillis, $0.packetsRetransmittedSent, $0.packetsDroppedSending) } ?? ""
         let unit = sender.isDatagram ? "datagrams" : destination.isSRT ? "messages" : "writes"
-        return "sent \(accessUnitsSent) access units, \(sender.datagramsSent) \(unit), \(sender.bytesSent) bytes\(encode)\(srt)"
+        let asked = rtcp.map { $0.requestsHeard > 0 ? "; \($0.requestsHeard) keyframe requests heard, \($0.keyframesForced) IDRs sent for them" : "" } ?? ""
+        return "sent \(accessUnitsSent) access units, \(sender.datagramsSent) \(unit), \(sender.bytesSent) bytes\(encode)\(srt)\(asked)"
     }
 }

@@ -146,6 +146,9 @@ public final class StreamSender {
     /// True for a UDP destination.
     public var isDatagram: Bool { isUDP }
 
+    /// The UDP destination's sockaddr bytes (nil for TCP and SRT).
+    var datagramDestination: [UInt8]? { isUDP && !address.isEmpty ? address : nil }
+
     /// Sends one access unit (Annex B bytes): over UDP cut into datagrams of at most ``mtu``
     /// bytes; over TCP in one write; over SRT in messages of 1316 bytes. When the TCP or SRT
     /// receiver is gone, the connection is closed, logged once, and

@@ -74,6 +74,8 @@ public final class VideoEncoder {
         ctx.pointee.thread_count = 1
         av_opt_set(ctx.pointee.priv_data, "preset", settings.preset, 0)
         av_opt_set(ctx.pointee.priv_data, "tune", "zerolatency", 0)
+        // A picture asked to be a keyframe (``forceKeyframe()``) is an IDR, not just an I picture.
+        av_opt_set(ctx.pointee.priv_data, "forced-idr", "1", 0)
         if settings.codec == .h264 {
             var params = "slices=\(max(1, settings.slices)):repeat-headers=1"
             if settings.intraRefresh { params += ":intra-refresh=1" }
@@ -104,11 +106,17 @@ public final class VideoEncoder {
         av_frame_make_writable(frame)
     }
 
+    /// Makes the next picture an IDR (a receiver asked for a keyframe).
+    public func forceKeyframe() { keyframeForced = true }
+    private var keyframeForced = false
+
     /// Encodes ``frame`` with presentation time `pts` (frames).
     /// - Returns: the Annex B packets that came out (zero-latency tuning: this frame's).
     public func encode(pts: Int64) throws -> [[UInt8]] {
         guard let ctx = context else { return [] }
         frame.pointee.pts = pts
+        frame.pointee.pict_type = keyframeForced ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        keyframeForced = false
         let rc = avcodec_send_frame(ctx, frame)
         guard rc >= 0 else { throw EncoderError.failed("encode: \(VideoDecoder.errorText(rc))") }
         var out: [[UInt8]] = []

@@ -17,19 +17,28 @@ struct KeyframeRequestTests {
         func count(_ line: String) -> Int { cameraLog.components(separatedBy: "\n").filter { $0.hasPrefix(line) }.count }
     }
 
-    static func play(keyframeRequests: Bool) throws -> Run {
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
-        let port = source.boundPort
+    /// tools/impair relaying 127.0.0.1:`listen` (0: any free port) to `port`; returns the process
+    /// and the port it listens on.
+    static func relay(listen: Int = 0, to port: UInt16, _ extra: [String]) throws -> (Process, Int) {
         let proxy = Process()
         proxy.executableURL = Fixtures.root.appendingPathComponent("tools/impair")
-        proxy.arguments = ["--listen", "0", "--to", "127.0.0.1:\(port)", "--loss", "0.02", "--seed", "7"]
+        proxy.arguments = ["--listen", "\(listen)", "--to", "127.0.0.1:\(port)"] + extra
         let out = Pipe()
         proxy.standardOutput = out
         try Fixtures.launch(proxy)
-        defer { if proxy.isRunning { proxy.terminate() }; proxy.waitUntilExit() }
         let first = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
         let json = try JSONSerialization.jsonObject(with: Data(first.prefix { $0 != "\n" }.utf8)) as? [String: Int]
-        let proxyPort = try #require(json?["listening"], "tools/impair printed its port: \(first)")
+        let listening = try #require(json?["listening"], "tools/impair printed its port: \(first)")
+        return (proxy, listening)
+    }
+
+    static func stop(_ p: Process) { if p.isRunning { p.terminate() }; p.waitUntilExit() }
+
+    static func play(keyframeRequests: Bool) throws -> Run {
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let port = source.boundPort
+        let (proxy, proxyPort) = try relay(to: port, ["--loss", "0.02", "--seed", "7"])
+        defer { stop(proxy) }
         var o = Harness.liveOptions(frames: 240)
         o.timeoutSeconds = 60
         o.transport = .rtp
@@ -64,5 +73,32 @@ struct KeyframeRequestTests {
         #expect(run.count("PLI from") == 0, "\(run.cameraLog)")
         #expect(run.count("IDR on request") == 0)
         #expect(s.recoveries == 0, "no IDR after the first in 240 pictures: \(s.line)")
+    }
+
+    /// `spyglass send --rtp` as the camera: it sends sender reports to the destination's port + 1
+    /// and answers PLIs with IDRs (an IDR only every 900 pictures otherwise). Its RTP goes through
+    /// 2 % loss; its RTCP through a relay that loses nothing and carries the answers back.
+    @Test func spyglassSendAnswersKeyframeRequestsWithIDRs() throws {
+        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let port = source.boundPort
+        let (rtp, rtpPort) = try Self.relay(to: port, ["--loss", "0.02", "--seed", "7"])
+        defer { Self.stop(rtp) }
+        let (rtcp, _) = try Self.relay(listen: rtpPort + 1, to: port + 1, ["--bidirectional"])
+        defer { Self.stop(rtcp) }
+        var o = Harness.liveOptions(frames: 240)
+        o.timeoutSeconds = 60
+        o.transport = .rtp
+        let h = Harness(source: source, options: o)
+        h.start()
+        let sender = try Fixtures.start(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(rtpPort)", "--rtp",
+                                                                  "--keyint", "900", "--size", "320x240"])
+        let s = h.finish().summary
+        sender.process.interrupt()
+        _ = sender.wait(timeoutSeconds: 10)
+        let log = (try? String(contentsOfFile: sender.errPath, encoding: .utf8)) ?? ""
+        #expect(s.datagramsLost > 0 && s.keyframeRequestsLoss > 0, "\(s.line)")
+        #expect(s.senderReports > 0, "the sender's reports arrived: \(s.line)")
+        #expect(log.contains("keyframe requests heard"), "send's summary: \(log)")
+        #expect(s.recoveries > 0, "clean again before the 900th picture: \(s.line)")
     }
 }

@@ -10,7 +10,7 @@ import SpyglassIngest
 enum PlayArguments {
     /// Every option `play` knows, for "did you mean" on a mistyped one.
     static let known = ["--codec", "--display", "--frames", "--timeout", "--fps", "--untimed", "--allow-from",
-                        "--stall-ms", "--hide-damaged", "--show-damaged", "--rtp", "--raw", "--reorder-ms", "--keyframe-requests",
+                        "--stall-ms", "--hide-damaged", "--show-damaged", "--rtp", "--raw", "--reorder-ms", "--keyframe-requests", "--join",
                         "--join-timeout-ms", "--decode", "--sdp", "--idle-flush-ms", "--threads", "--framemd5",
                         "--summary", "--record", "--record-split-mb", "--record-split-min", "--latency-log",
                         "--snapshot", "--vsync", "--clock", "--window-pos", "--window-size", "--quiet", "--status",
@@ -102,6 +102,10 @@ enum PlayArguments {
             guard v == "on" || v == "off" else { throw CLIError.usage("--keyframe-requests: '\(v)' (use on or off)") }
             r.keyframeRequests = v == "on"
         case "--join-timeout-ms": r.joinTimeoutMicros = Int(try a.number(arg, 0...600_000) * 1000)
+        case "--join":
+            let v = try a.value(arg)
+            guard let j = ReceiverOptions.Join(rawValue: v) else { throw CLIError.usage("--join: '\(v)' (use wait or show)") }
+            r.join = j
         case "--decode":
             let v = try a.value(arg)
             guard let m = ReceiverOptions.DecodeMode(rawValue: v) else { throw CLIError.usage("--decode: '\(v)' (use au or nal)") }

@@ -45,6 +45,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
   --reorder-ms MS          RTP jitter buffer: wait up to MS for a missing packet (default 0: no wait)
   --keyframe-requests on|off  RTP: ask the sender for a keyframe (RTCP PLI) on loss or a mid-stream join (default on)
   --join-timeout-ms MS     wait this long for an IDR/recovery point after a join (default 2000)
+  --join wait|show         after a join: wait for a clean picture (default), or show concealed ones at once, marked damaged
   --decode au|nal          whole access units (default), or H.264 per NAL unit (clean multi-slice links only)
   --idle-flush-ms MS       live input idle this long ends the frame (default 1, 0 = off)
   --threads N              decoder slice threads (default: 1, or 2 when pictures have several slices; never frame threads)

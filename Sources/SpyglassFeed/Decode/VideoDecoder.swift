@@ -42,6 +42,8 @@ public final class VideoDecoder: VideoDecoding {
     /// H.264 only: each NAL unit is its own packet (`AV_CODEC_FLAG2_CHUNKS`), so a picture comes
     /// out right after its last slice and earlier slices decode while later ones arrive.
     public let perNAL: Bool
+    /// Pictures libavcodec would hold back until a recovered one are shown (``DecoderSettings/showCorrupt``).
+    private let showCorrupt: Bool
     private var errorResilience = false
     private var pending: [Int: (FrameTiming, Bool)] = [:]   // AU index → timing, damaged
     private var outputIndex = 0
@@ -60,10 +62,17 @@ public final class VideoDecoder: VideoDecoding {
     ///   - codec: H.264 or H.265.
     ///   - threads: slice threads (1 = single thread). Frame threading is never used.
     /// - Throws: ``DecoderError``.
-    public init(codec: VideoCodec, threads: Int = 1, perNAL: Bool = false) throws {
-        self.codec = codec
-        self.threads = max(1, threads)
-        self.perNAL = perNAL && codec == .h264
+    public convenience init(codec: VideoCodec, threads: Int = 1, perNAL: Bool = false) throws {
+        try self.init(settings: DecoderSettings(codec: codec, threads: threads, perNAL: perNAL))
+    }
+
+    /// Opens a decoder with `settings` (``DecoderSettings``).
+    /// - Throws: ``DecoderError``.
+    public init(settings: DecoderSettings) throws {
+        codec = settings.codec
+        threads = max(1, settings.threads)
+        perNAL = settings.perNAL && settings.codec == .h264
+        showCorrupt = settings.showCorrupt
         guard let p = av_packet_alloc() else { throw DecoderError.openFailed("out of memory") }
         packet = p
         try open()
@@ -81,6 +90,10 @@ public final class VideoDecoder: VideoDecoding {
         guard let dec = avcodec_find_decoder(id) else { throw DecoderError.noDecoder(codec) }
         guard let ctx = avcodec_alloc_context3(dec) else { throw DecoderError.openFailed("out of memory") }
         ctx.pointee.flags |= Int32(AV_CODEC_FLAG_LOW_DELAY)
+        if showCorrupt {
+            ctx.pointee.flags |= Int32(AV_CODEC_FLAG_OUTPUT_CORRUPT)
+            ctx.pointee.flags2 |= Int32(AV_CODEC_FLAG2_SHOW_ALL)
+        }
         ctx.pointee.thread_count = Int32(threads)
         ctx.pointee.thread_type = FF_THREAD_SLICE
         var opts: OpaquePointer?

@@ -28,7 +28,28 @@ public protocol VideoDecoding: AnyObject {
     func drain(emit: (DecodedFrame) -> Void)
 }
 
-/// Builds a decoder for a codec.
-/// - Parameters: codec; slice threads (1 = one thread); per-NAL (H.264 only).
+/// What a decoder is opened with: one value, so that a new setting is one field, not a new
+/// parameter on every factory.
+public struct DecoderSettings: Sendable, Equatable {
+    /// H.264 or H.265.
+    public var codec: VideoCodec
+    /// Slice threads (1 = one thread). Frame threading is never used (it adds a picture of delay).
+    public var threads = 1
+    /// H.264 per NAL unit (`--decode nal`).
+    public var perNAL = false
+    /// Show pictures libavcodec would hold back until a recovered one (a join mid-stream, after
+    /// loss): `AV_CODEC_FLAG_OUTPUT_CORRUPT` and `AV_CODEC_FLAG2_SHOW_ALL` (`--join show`).
+    /// They come out flagged corrupt, and are shown marked damaged.
+    public var showCorrupt = false
+
+    public init(codec: VideoCodec, threads: Int = 1, perNAL: Bool = false, showCorrupt: Bool = false) {
+        self.codec = codec
+        self.threads = threads
+        self.perNAL = perNAL
+        self.showCorrupt = showCorrupt
+    }
+}
+
+/// Builds a decoder.
 /// - Throws: ``VideoDecoder/DecoderError``.
-public typealias DecoderFactory = (_ codec: VideoCodec, _ threads: Int, _ perNAL: Bool) throws -> any VideoDecoding
+public typealias DecoderFactory = (DecoderSettings) throws -> any VideoDecoding

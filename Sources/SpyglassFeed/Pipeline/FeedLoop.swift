@@ -80,7 +80,7 @@ final class FeedLoop {
         idleFlushMicros = source.idleGapsEndPictures ? options.idleFlushMicros : 0
         depacketizer = AutoDepacketizer(settings: options.depacketizer, datagrams: source.deliversDatagrams, idleFlushMicros: idleFlushMicros)
         stage = AccessUnitStage(settings: options.assembly)
-        gate = DecodeGate(joinTimeoutMicros: options.joinTimeoutMicros, pacing: paced ? .paced(fps: options.fps) : .live)
+        gate = DecodeGate(joinTimeoutMicros: options.join == .show ? 0 : options.joinTimeoutMicros, pacing: paced ? .paced(fps: options.fps) : .live)
     }
 
     /// Runs until the input ends, the frame limit or the no-data timeout, or a stop.
@@ -385,11 +385,15 @@ final class FeedLoop {
         // Not for H.265: FFmpeg 5.1's HEVC decoder can crash on a malformed stream with slice
         // threads (a 4 KB mutated file takes the whole process down; one thread decodes it).
         guard au.sliceCount > 1, au.codec == .h264, options.autoSliceThreads, options.decoderThreads == 1,
-              let d = try? decoderFactory(au.codec, 2, perNAL) else { return }
+              let d = try? decoderFactory(decoderSettings(au.codec, threads: 2)) else { return }
         // Nothing decoded yet: the first picture goes to a decoder with slice threads.
         d.prime(with: store.allUnits)
         replaceDecoder(with: d)
         Log.info("\(au.sliceCount) slices per picture: decoding with 2 slice threads")
+    }
+
+    private func decoderSettings(_ codec: VideoCodec, threads: Int) -> DecoderSettings {
+        DecoderSettings(codec: codec, threads: threads, perNAL: perNAL, showCorrupt: options.join == .show)
     }
 
     private func deliver(_ frame: DecodedFrame) {
@@ -413,7 +417,7 @@ final class FeedLoop {
         let paced = !source.deliversInRealTime && !options.untimed
         perNAL = options.decodeMode == .nal && codec == .h264 && !paced
         do {
-            let d = try decoderFactory(codec, options.decoderThreads, perNAL)
+            let d = try decoderFactory(decoderSettings(codec, threads: options.decoderThreads))
             if let sets = options.sdp?.parameterSets(for: codec), !sets.isEmpty { d.prime(with: sets) }
             replaceDecoder(with: d)
         } catch {

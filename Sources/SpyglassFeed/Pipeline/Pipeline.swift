@@ -47,7 +47,7 @@ public final class Pipeline: Sendable {
     ///   - clock: the feed's clock (the monotonic one; a ``ManualClock`` with a ``MemorySource`` in tests).
     public init(id: Int, source: sending ByteSource, options: ReceiverOptions, metrics: MetricsRegistry = MetricsRegistry(),
                 sink: sending any FrameSink,
-                decoderFactory: sending @escaping DecoderFactory = { try VideoDecoder(codec: $0, threads: $1, perNAL: $2) },
+                decoderFactory: sending @escaping DecoderFactory = { try VideoDecoder(settings: $0) },
                 observers: sending FeedObservers = FeedObservers(),
                 onEvent: @escaping @Sendable (PipelineEvent) -> Void = { _ in }, clock: any FeedClock = SystemClock()) {
         self.id = id

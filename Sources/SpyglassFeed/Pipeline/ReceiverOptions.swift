@@ -48,6 +48,11 @@ public struct ReceiverOptions: Sendable {
     /// After a start or a sender restart, wait this long for an IDR / IRAP / recovery point
     /// before decoding whatever comes (never wait forever), µs.
     public var joinTimeoutMicros = 2_000_000
+    /// A join mid-stream (or after loss): wait for a clean picture (default), or show concealed
+    /// ones at once, marked damaged (`--join show`: links with no way back for keyframe requests).
+    public enum Join: String, Sendable { case wait, show }
+    /// `--join wait|show`.
+    public var join = Join.wait
     /// Slice threads for the decoder (1 = single thread).
     public var decoderThreads = 1
     /// With the default of 1 thread: use 2 slice threads once the pictures turn out to have

@@ -1,5 +1,5 @@
 /// When to ask an RTP sender for a keyframe, and the Picture Loss Indication that asks
-/// (RFC 4585 §6.3.1).
+/// (RFC 4585 §6.3.1), or, when PLIs go unanswered, the Full Intra Request (RFC 5104 §4.3.1).
 ///
 /// A lost packet damages every picture until the sender's next IDR (H.264) or IRAP (H.265);
 /// cameras send those every 2 to 30 s. A PLI makes a sender that honours it (GStreamer's
@@ -36,6 +36,15 @@ public struct KeyframeRequester: Sendable {
     public private(set) var pending: (reason: Reason, sinceMicros: UInt64)?
     private var lastSentMicros: UInt64?
     private var recentSends: [UInt64] = []
+    /// Requests sent for the pending damage: after ``plisBeforeFIR`` unanswered PLIs the rest
+    /// are FIRs.
+    private var sentForPending = 0
+    /// The FIR command sequence number (RFC 5104 §4.3.1.1: one more for each new request, the
+    /// same for its repetitions).
+    private var firSequence: UInt8 = 0
+    private var firSequenceUsed = false
+    /// PLIs sent for one damage before a FIR is tried instead (a sender may answer only FIR).
+    public static let plisBeforeFIR = 2
 
     public init() {}
 
@@ -51,7 +60,11 @@ public struct KeyframeRequester: Sendable {
     /// - Parameter nowMicros: monotonic now, µs.
     /// - Returns: the time from the first damage to it, µs, when a request was pending.
     public mutating func randomAccessArrived(nowMicros: UInt64) -> UInt64? {
-        defer { pending = nil }
+        defer {
+            pending = nil
+            sentForPending = 0
+            if firSequenceUsed { firSequence &+= 1; firSequenceUsed = false }
+        }
         guard let p = pending else { return nil }
         return nowMicros >= p.sinceMicros ? nowMicros - p.sinceMicros : 0
     }
@@ -59,13 +72,15 @@ public struct KeyframeRequester: Sendable {
     /// Why the pending request was made (nil when none is pending).
     public var pendingReason: Reason? { pending?.reason }
 
-    /// The PLI to send now, when one is due (pending, ``repeatMicros`` since the last, under
-    /// ``maximumPerSecond``), and counts it.
+    /// The request to send now, when one is due (pending, ``repeatMicros`` since the last, under
+    /// ``maximumPerSecond``), and counts it: a PLI, or after ``plisBeforeFIR`` unanswered ones a
+    /// FIR.
     /// - Parameters:
     ///   - senderSSRC: ours, as in our receiver reports.
-    ///   - mediaSSRC: the RTP stream's SSRC, which the PLI is about.
+    ///   - mediaSSRC: the RTP stream's SSRC, which the request is about.
     ///   - nowMicros: monotonic now, µs.
-    /// - Returns: the 12-byte PLI (RFC 4585 §6.1 header, PT 206 PSFB, FMT 1), or nil.
+    /// - Returns: the 12-byte PLI (RFC 4585 §6.1 header, PT 206 PSFB, FMT 1) or the 20-byte FIR
+    ///   (RFC 5104 §4.3.1, FMT 4), or nil.
     public mutating func pliIfDue(senderSSRC: UInt32, mediaSSRC: UInt32, nowMicros: UInt64) -> [UInt8]? {
         guard let p = pending else { return nil }
         if let last = lastSentMicros, nowMicros < last + Self.repeatMicros { return nil }
@@ -74,7 +89,19 @@ public struct KeyframeRequester: Sendable {
         recentSends.append(nowMicros)
         lastSentMicros = nowMicros
         made[p.reason, default: 0] += 1
-        return Self.pli(senderSSRC: senderSSRC, mediaSSRC: mediaSSRC)
+        sentForPending += 1
+        guard sentForPending > Self.plisBeforeFIR else { return Self.pli(senderSSRC: senderSSRC, mediaSSRC: mediaSSRC) }
+        firSequenceUsed = true
+        return Self.fir(senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, sequence: firSequence)
+    }
+
+    /// A Full Intra Request (RFC 5104 §4.3.1): V=2, FMT=4, PT=206, length 4 words, the packet
+    /// sender's SSRC, media source SSRC 0, then one FCI entry: the target's SSRC and the command
+    /// sequence number (8 bits, then 24 reserved).
+    public static func fir(senderSSRC: UInt32, mediaSSRC: UInt32, sequence: UInt8) -> [UInt8] {
+        var out: [UInt8] = [0x84, 206, 0, 4]
+        for w in [senderSSRC, 0, mediaSSRC] { out += [UInt8(w >> 24), UInt8((w >> 16) & 0xFF), UInt8((w >> 8) & 0xFF), UInt8(w & 0xFF)] }
+        return out + [sequence, 0, 0, 0]
     }
 
     /// A Picture Loss Indication (RFC 4585 §6.3.1): V=2, FMT=1, PT=206, length 2 words, then

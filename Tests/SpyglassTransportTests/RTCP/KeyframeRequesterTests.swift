@@ -3,6 +3,11 @@ import Testing
 
 /// When keyframe requests go out (RFC 4585 §3.5, §6.3.1), on an injected clock.
 @Suite struct KeyframeRequesterTests {
+    @Test func aFIRNamesItsTargetAndSequence() {
+        #expect(KeyframeRequester.fir(senderSSRC: 0x0102_0304, mediaSSRC: 0xA0B0_C0D0, sequence: 7)
+                == [0x84, 206, 0, 4, 1, 2, 3, 4, 0, 0, 0, 0, 0xA0, 0xB0, 0xC0, 0xD0, 7, 0, 0, 0])
+    }
+
     @Test func aPLINamesBothSSRCs() {
         #expect(KeyframeRequester.pli(senderSSRC: 0x0102_0304, mediaSSRC: 0xA0B0_C0D0)
                 == [0x81, 206, 0, 2, 1, 2, 3, 4, 0xA0, 0xB0, 0xC0, 0xD0])
@@ -23,6 +28,15 @@ import Testing
             sentAt.append(t)
         }
         #expect(sentAt == [1_000_000, 1_200_000, 1_400_000, 1_600_000, 1_800_000], "every 200 ms: at most 5 a second")
+        var kinds = KeyframeRequester()
+        kinds.request(.loss, nowMicros: 0)
+        let sent = (0..<4).compactMap { kinds.pliIfDue(senderSSRC: 1, mediaSSRC: 2, nowMicros: UInt64($0) * 200_000) }
+        #expect(sent.map { $0[0] & 0x1F } == [1, 1, 4, 4], "two PLIs, then FIRs")
+        #expect(sent[2] == KeyframeRequester.fir(senderSSRC: 1, mediaSSRC: 2, sequence: 0) && sent[3] == sent[2], "a repetition keeps its sequence number")
+        _ = kinds.randomAccessArrived(nowMicros: 900_000)
+        kinds.request(.loss, nowMicros: 1_000_000)
+        let next = (0..<3).compactMap { kinds.pliIfDue(senderSSRC: 1, mediaSSRC: 2, nowMicros: 1_000_000 + UInt64($0) * 200_000) }
+        #expect(next.last == KeyframeRequester.fir(senderSSRC: 1, mediaSSRC: 2, sequence: 1), "a new request: the next sequence number")
         #expect(k.made == [.loss: 5])
         #expect(k.randomAccessArrived(nowMicros: 1_930_000) == 930_000, "from the first damage")
         #expect(k.pliIfDue(senderSSRC: 1, mediaSSRC: 2, nowMicros: 3_000_000) == nil, "clean: no more")

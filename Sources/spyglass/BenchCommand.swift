@@ -28,6 +28,8 @@ a plot (tools/plot-latency).
   --latency-log FILE     (default out/bench-latency.csv)
   --plot FILE.png        (default next to the CSV; --plot none to skip)
   --idle-flush-ms MS     receiver idle flush (default 1)
+  --loss P               the sender drops P of its UDP datagrams (0-0.5, seeded); prints the recovery
+  --keyframe-requests on|off   the receiver's RTCP PLIs on loss (rtp; default on): compare both
   --sender-clock-offset-ms N   the sender stamps as if its clock ran N ms ahead (a drone not synchronized)
   --clock-offset-ms N | --clock-offset relative   how the receiver reads those stamps (as play)
 """
@@ -44,6 +46,7 @@ a plot (tools/plot-latency).
     options.latencyLogPath = "out/bench-latency.csv"
     var plotPath: String?
     var displayGiven = false
+    var loss = 0.0
     while let arg = a.next() {
         if try parsePatternOption(arg, &a, &settings) { continue }
         switch arg {
@@ -65,6 +68,8 @@ a plot (tools/plot-latency).
         case "--plot": plotPath = try a.value(arg)
         case "--idle-flush-ms": options.receiver.idleFlushMicros = Int(try a.number(arg, 0...10_000) * 1000)
         case "--quiet", "-q": options.quiet = true
+        case "--loss": loss = try a.number(arg, 0...0.5)
+        case "--keyframe-requests": options.receiver.keyframeRequests = try a.onOff(arg)
         case "--sender-clock-offset-ms": senderClockOffset = Int64(try a.number(arg, -86_400_000...86_400_000) * 1000)
         case "--clock-offset-ms": options.captureClock = .absolute(offsetMicros: Int64(try a.number(arg, -86_400_000...86_400_000) * 1000))
         case "--clock-offset":
@@ -92,7 +97,7 @@ a plot (tools/plot-latency).
     let describe = "\(settings.codec.displayName) \(settings.width)x\(settings.height)@\(settings.fps), \(settings.bitrate / 1000) kbit/s, \(settings.slices) slice(s), \(via), display \(options.display.rawValue)"
     writeStandardError("spyglass bench: \(describe), \(String(format: "%.0f", duration)) s\n")
 
-    let senderDone = link.startSender(settings, durationSeconds: duration, clockOffsetMicros: senderClockOffset)
+    let senderDone = link.startSender(settings, durationSeconds: duration, clockOffsetMicros: senderClockOffset, loss: loss)
     let started = MonotonicClock.nowMicros()
     var lastLine = 0
     session.onTick = {
@@ -104,7 +109,6 @@ a plot (tools/plot-latency).
         if isatty(2) != 0 {
             writeStandardError(String(format: "\r  [%@] %4.1f/%.0f s  %d frames", bar, min(elapsed, duration), duration, frames))
         } else if Int(elapsed) > lastLine {
-            // One line per second in a log.
             lastLine = Int(elapsed)
             writeStandardError(String(format: "  %4.0f/%.0f s  %d frames\n", min(elapsed, duration), duration, frames))
         }
@@ -118,6 +122,7 @@ a plot (tools/plot-latency).
     let s = session.feeds.first?.pipeline.summary
     if let s { print("frames: \(s.framesDecoded) decoded, \(s.framesDisplayed) displayed, \(s.framesDropped) dropped; \(s.decodeErrors) decode errors") }
     if let l = s?.srt { print(FeedSummary.srtText(l)) }
+    if let s, loss > 0 { print("loss: \(s.datagramsLost) packets lost; \(s.keyframeRequestsLoss + s.keyframeRequestsCut) keyframe requests; clean again \(s.recoveries) times" + (s.recoveryMillisP50.map { String(format: ", recovery p50 %.0f ms", $0) } ?? "")) }
     let v = BenchVerdict(recorder: recorder, summary: s, targetMillis: target, relative: options.captureClock == .relative)
     print(v.line)
     if let csv = options.latencyLogPath {

@@ -97,10 +97,7 @@ enum PlayArguments {
         case "--rtp": r.transport = .rtp
         case "--raw": r.transport = .raw
         case "--reorder-ms": r.reorderWindowMicros = Int(try a.number(arg, 0...5_000) * 1000)
-        case "--keyframe-requests":
-            let v = try a.value(arg)
-            guard v == "on" || v == "off" else { throw CLIError.usage("--keyframe-requests: '\(v)' (use on or off)") }
-            r.keyframeRequests = v == "on"
+        case "--keyframe-requests": r.keyframeRequests = try a.onOff(arg)
         case "--join-timeout-ms": r.joinTimeoutMicros = Int(try a.number(arg, 0...600_000) * 1000)
         case "--join":
             let v = try a.value(arg)

@@ -100,6 +100,12 @@ struct Arguments {
         }
         return d
     }
+    /// `on` (true) or `off` (false); a usage error otherwise.
+    mutating func onOff(_ flag: String) throws -> Bool {
+        let v = try value(flag)
+        guard v == "on" || v == "off" else { throw CLIError.usage("\(flag): '\(v)' (use on or off)") }
+        return v == "on"
+    }
     /// A whole number in `range`.
     mutating func integer(_ flag: String, _ range: ClosedRange<Int>) throws -> Int {
         let d = try number(flag, Double(range.lowerBound)...Double(range.upperBound))

@@ -106,13 +106,17 @@ public struct BenchLink {
     ///   - durationSeconds: how long it sends.
     ///   - clockOffsetMicros: it stamps as if its clock ran this far ahead (`--sender-clock-offset-ms`).
     /// - Returns: a flag set once it has sent, and its last frame has had 300 ms to arrive.
-    public func startSender(_ settings: VideoEncoder.Settings, durationSeconds: Double, clockOffsetMicros: Int64) -> StopFlag {
+    /// - Parameter loss: the share of the sender's UDP datagrams dropped before they are sent
+    ///   (`--loss`, seeded: the same run loses the same datagrams), 0 for none.
+    public func startSender(_ settings: VideoEncoder.Settings, durationSeconds: Double, clockOffsetMicros: Int64,
+                            loss: Double = 0) -> StopFlag {
         let done = StopFlag()
         let (dest, useRTP, useTS) = (destination, rtp, mpegts)
         let thread = Thread {
             defer { done.set() }
             do {
                 let sender = try StreamSender(destination: dest)
+                sender.loss = loss
                 let live = LiveSender(input: .pattern(settings), sender: sender)
                 live.durationSeconds = durationSeconds
                 live.rtp = useRTP

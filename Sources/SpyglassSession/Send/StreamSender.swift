@@ -25,6 +25,11 @@ public final class StreamSender {
     public private(set) var bytesSent = 0
     /// Sends that failed (receiver gone, buffer full); the stream goes on.
     public private(set) var sendErrors = 0
+    /// UDP: the share of datagrams dropped instead of sent (`bench --loss`), from a fixed seed.
+    public var loss = 0.0
+    /// Datagrams dropped by ``loss``.
+    public private(set) var datagramsDropped = 0
+    private var lossState: UInt64 = 0x9E37_79B9_7F4A_7C15
     /// The destination as a URL, for logs.
     public let label: String
     /// TCP client: the addresses to reconnect to, `(family, sockaddr bytes)`.
@@ -134,6 +139,7 @@ public final class StreamSender {
     public func sendDatagrams(_ datagrams: [[UInt8]]) {
         guard fd >= 0, isUDP else { return }
         for d in datagrams {
+            if loss > 0 && dropNext() { datagramsDropped += 1; continue }
             let rc = d.withUnsafeBytes { raw in
                 address.withUnsafeBytes { a in
                     sendto(fd, raw.baseAddress!, raw.count, 0, a.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(address.count))
@@ -141,6 +147,15 @@ public final class StreamSender {
             }
             if rc < 0 { sendErrors += 1 } else { datagramsSent += 1; bytesSent += d.count }
         }
+    }
+
+    /// One step of SplitMix64: true with probability ``loss``.
+    private func dropNext() -> Bool {
+        lossState &+= 0x9E37_79B9_7F4A_7C15
+        var z = lossState
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53) < loss
     }
 
     /// True for a UDP destination.

@@ -10,6 +10,23 @@ import Glibc
 /// `spyglass bench --duration 2 --display none` writes a CSV whose stages are present,
 /// non-negative, and add up to glass-to-glass.
 @Suite struct BenchTests {
+    /// `--loss` on RTP: the sender drops datagrams, the receiver asks for keyframes, and bench
+    /// says how often and how fast the picture came clean again; with requests off it asks none.
+    @Test func benchWithLossReportsTheRecovery() throws {
+        var lines: [String: String] = [:]
+        for requests in ["on", "off"] {
+            let (rc, out, err) = try Fixtures.run(Fixtures.spyglassBinary,
+                ["bench", "--transport", "rtp", "--loss", "0.01", "--keyframe-requests", requests, "--duration", "4",
+                 "--size", "320x240", "--display", "none", "--plot", "none", "--latency-log", "/dev/null"])
+            try #require(rc == 0 || rc == 3, "bench ran: \(err)")
+            lines[requests] = out.split(separator: "\n").first { $0.hasPrefix("loss: ") }.map(String.init)
+        }
+        let on = try #require(lines["on"], "a loss line"), off = try #require(lines["off"], "a loss line")
+        #expect(!on.contains(" 0 packets lost") && !on.contains("; 0 keyframe requests"), "\(on)")
+        #expect(on.contains("recovery p50"), "\(on)")
+        #expect(off.contains("; 0 keyframe requests"), "\(off)")
+    }
+
     @Test func benchCSVStagesSumToTheTotal() throws {
         let csv = FileManager.default.temporaryDirectory.appendingPathComponent("bench-\(getpid()).csv").path
         let (rc, out, err) = try Fixtures.run(Fixtures.spyglassBinary,

@@ -57,12 +57,9 @@ final class SenderRTCP {
         let rtp = UInt32(truncatingIfNeeded: wallMicros * 9 / 100)
         var out: [UInt8] = [0x80, RTCPPacket.senderReportType, 0, 6]
         for w in [ssrc, UInt32(ntp >> 32), UInt32(ntp & 0xFFFF_FFFF), rtp, UInt32(truncatingIfNeeded: packets), UInt32(truncatingIfNeeded: octets)] {
-            out += Self.bytes(w)
+            out += RTCPPacket.bigEndian(w)
         }
-        let cname = Array("spyglass-send".utf8)
-        var chunk = Self.bytes(ssrc) + [1, UInt8(cname.count)] + cname + [0]
-        while chunk.count % 4 != 0 { chunk.append(0) }
-        out += [0x81, 202, 0, UInt8(chunk.count / 4)] + chunk
+        out += RTCPPacket.sourceDescription(ssrc: ssrc, cname: "spyglass-send")
         _ = destination.withUnsafeBytes { d in
             out.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT), d.baseAddress?.assumingMemoryBound(to: sockaddr.self), socklen_t(d.count)) }
         }
@@ -116,9 +113,5 @@ final class SenderRTCP {
         let seconds = wallMicros / 1_000_000 + 2_208_988_800
         let fraction = (wallMicros % 1_000_000) << 32 / 1_000_000
         return seconds << 32 | fraction
-    }
-
-    private static func bytes(_ w: UInt32) -> [UInt8] {
-        [UInt8(w >> 24), UInt8((w >> 16) & 0xFF), UInt8((w >> 8) & 0xFF), UInt8(w & 0xFF)]
     }
 }

@@ -99,16 +99,13 @@ public struct KeyframeRequester: Sendable {
     /// sender's SSRC, media source SSRC 0, then one FCI entry: the target's SSRC and the command
     /// sequence number (8 bits, then 24 reserved).
     public static func fir(senderSSRC: UInt32, mediaSSRC: UInt32, sequence: UInt8) -> [UInt8] {
-        var out: [UInt8] = [0x84, 206, 0, 4]
-        for w in [senderSSRC, 0, mediaSSRC] { out += [UInt8(w >> 24), UInt8((w >> 16) & 0xFF), UInt8((w >> 8) & 0xFF), UInt8(w & 0xFF)] }
-        return out + [sequence, 0, 0, 0]
+        [0x84, 206, 0, 4] + RTCPPacket.bigEndian(senderSSRC) + RTCPPacket.bigEndian(0) + RTCPPacket.bigEndian(mediaSSRC)
+            + [sequence, 0, 0, 0]
     }
 
     /// A Picture Loss Indication (RFC 4585 §6.3.1): V=2, FMT=1, PT=206, length 2 words, then
     /// the packet sender's SSRC and the media source's.
     public static func pli(senderSSRC: UInt32, mediaSSRC: UInt32) -> [UInt8] {
-        var out: [UInt8] = [0x81, 206, 0, 2]
-        for w in [senderSSRC, mediaSSRC] { out += [UInt8(w >> 24), UInt8((w >> 16) & 0xFF), UInt8((w >> 8) & 0xFF), UInt8(w & 0xFF)] }
-        return out
+        [0x81, 206, 0, 2] + RTCPPacket.bigEndian(senderSSRC) + RTCPPacket.bigEndian(mediaSSRC)
     }
 }

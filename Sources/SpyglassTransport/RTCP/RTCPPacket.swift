@@ -95,6 +95,20 @@ public enum RTCPPacket {
         try parts(of: d).compactMap { if case .senderReport(let sr) = $0 { return sr } else { return nil } }
     }
 
+    /// An SDES packet (type 202, RFC 3550 §6.5) with one chunk: `ssrc` and its CNAME item,
+    /// padded to a 32-bit boundary. Every compound packet carries one (§6.1).
+    public static func sourceDescription(ssrc: UInt32, cname: String) -> [UInt8] {
+        let name = Array(cname.utf8.prefix(255))
+        var chunk = bigEndian(ssrc) + [1, UInt8(name.count)] + name + [0]
+        while chunk.count % 4 != 0 { chunk.append(0) }
+        return [0x81, 202, 0, UInt8(chunk.count / 4)] + chunk
+    }
+
+    /// `w` as 4 bytes, most significant first (network order).
+    public static func bigEndian(_ w: UInt32) -> [UInt8] {
+        [UInt8(w >> 24), UInt8((w >> 16) & 0xFF), UInt8((w >> 8) & 0xFF), UInt8(w & 0xFF)]
+    }
+
     private static func readUInt32(_ d: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
         UInt32(d[at]) << 24 | UInt32(d[at + 1]) << 16 | UInt32(d[at + 2]) << 8 | UInt32(d[at + 3])
     }

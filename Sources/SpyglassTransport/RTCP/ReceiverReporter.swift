@@ -112,20 +112,11 @@ public struct ReceiverReporter: Sendable {
         }
         var out: [UInt8] = [0x81, RTCPPacket.receiverReportType, 0, 7]
         for word in [ssrc, stream, UInt32(fraction) << 24 | cumulative, extendedMax, UInt32(jitter), lsr, dlsr] {
-            out += Self.bytes(word)
+            out += RTCPPacket.bigEndian(word)
         }
         return out
     }
 
     /// SDES with our CNAME, which every compound packet carries (RFC 3550 §6.1, §6.5.1).
-    private func sourceDescription() -> [UInt8] {
-        let cname = Array("spyglass".utf8)
-        var chunk = Self.bytes(ssrc) + [1, UInt8(cname.count)] + cname + [0]
-        while chunk.count % 4 != 0 { chunk.append(0) }
-        return [0x81, 202, 0, UInt8(chunk.count / 4)] + chunk
-    }
-
-    private static func bytes(_ w: UInt32) -> [UInt8] {
-        [UInt8(w >> 24), UInt8((w >> 16) & 0xFF), UInt8((w >> 8) & 0xFF), UInt8(w & 0xFF)]
-    }
+    private func sourceDescription() -> [UInt8] { RTCPPacket.sourceDescription(ssrc: ssrc, cname: "spyglass") }
 }

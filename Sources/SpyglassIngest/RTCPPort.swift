@@ -57,8 +57,12 @@ package final class RTCPPort {
         }
         // Only RTCP goes on: an RTP packet (or anything else) sent here must not reach the media
         // path, nor steer where the receiver reports go.
-        guard RTCPPacket.looksLikeRTCP(UnsafeRawBufferPointer(rebasing: buffer[..<n])) else { notRTCP += 1; return nil }
-        if !destinationGiven {
+        let packet = UnsafeRawBufferPointer(rebasing: buffer[..<n])
+        guard RTCPPacket.looksLikeRTCP(packet) else { notRTCP += 1; return nil }
+        // Only a well-formed sender report says where the sender is: any RTCP-looking datagram
+        // (a malformed one, a stray receiver report) used to take the replies and the keyframe
+        // requests away from the sender.
+        if !destinationGiven, (try? RTCPPacket.senderReports(in: packet))?.isEmpty == false {
             destination = withUnsafeBytes(of: &peer) { Array($0.prefix(Int(length))) }
         }
         return n

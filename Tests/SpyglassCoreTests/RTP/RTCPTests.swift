@@ -303,6 +303,28 @@ final class RTCPPeer {
         #expect(r.summary.rtcpPacketsSent >= 1, "the reports sent back are counted")
     }
 
+    /// Only a well-formed sender report says where the sender's RTCP is: a malformed packet or a
+    /// lone receiver report from another socket of the same host takes no reports away from it
+    /// (a bad-input run saw the replies and keyframe requests go to the stray socket).
+    @Test func onlyASenderReportSaysWhereTheReportsGo() throws {
+        let (h, port, packets, _) = try startRTPFeed()
+        Sender.udp(port: port, datagrams: packets[0])
+        try #require(Wait.until { Fixtures.udpPortIsBound(port + 1) }, "the RTCP port is bound once RTP comes")
+        let peer = try RTCPPeer(), stray = try RTCPPeer()
+        peer.send(RTCPTests.senderReport(ssrc: 0x5151, ntp: SenderClock.ntp(unixMicros: MonotonicClock.wallMicros()), rtp: 0), to: port + 1)
+        try #require(Wait.until { h.pipeline.metrics.count(.senderReports) == 1 }, "the report reaches the depacketizer")
+        stray.send([0x80, 201, 0, 200, 1, 2, 3, 4], to: port + 1)   // a length that runs past the end
+        stray.send([0x80, 201, 0, 1, 0, 0, 0, 9], to: port + 1)     // a receiver report with no blocks
+        try #require(Wait.until { h.pipeline.metrics.count(.rtcpPackets) >= 3 }, "both reached the session")
+        Sender.paced(packets.dropFirst().dropLast(), everyMicros: 1_000, every: 4) { Sender.udp(port: port, datagrams: $0) }
+        // The feed waits for its last picture while the next report (2 s on) goes out.
+        let report = peer.receive(timeoutSeconds: 10)
+        Sender.udp(port: port, datagrams: packets[packets.count - 1])
+        _ = h.finish()
+        #expect(report?[1] == RTCPPacket.receiverReportType, "the sender got its receiver report")
+        #expect(stray.receive(timeoutSeconds: 0) == nil, "the stray socket got nothing")
+    }
+
     /// `--allow-from` applies to RTCP too: a sender report from elsewhere sets no clock.
     @Test func senderReportsFromARefusedAddressAreDropped() throws {
         let aus = Sender.accessUnits(of: try Fixtures.bytes(Fixtures.capture("test/h264-aud.h264")))

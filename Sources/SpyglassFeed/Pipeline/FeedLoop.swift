@@ -246,7 +246,7 @@ final class FeedLoop {
         case .skip(.waitingForParameterSets(first: true)):
             let sets = "SPS/PPS\(au.codec == .h265 ? "/VPS" : "")"
             let hint = depacketizer.framing == .rtp
-                ? "an RTP sender may carry them only in its SDP: give it with --sdp FILE"
+                ? "they come with the sender's next keyframe (asked for with an RTCP PLI unless --keyframe-requests off); a sender that carries them only in its SDP needs --sdp FILE"
                 : "they come with the sender's next keyframe if it repeats them there; if no picture comes, the sender sends them only at its start ("
                     + (au.codec == .h265 ? "x265: repeat-headers=1; GStreamer: h265parse config-interval=-1)"
                                          : "x264: repeat-headers=1; libcamera-vid: --inline; GStreamer: h264parse config-interval=-1)")

@@ -239,7 +239,7 @@ public struct FeedSummary: Codable, Sendable {
             extra.append("\(requests) keyframe request\(requests == 1 ? "" : "s") (\(why))")
         }
         if recoveries > 0, let p = recoveryMillisP50 {
-            extra.append(String(format: "clean again %d time%@ after damage, p50 %.0f ms", recoveries, recoveries == 1 ? "" : "s", p))
+            extra.append(String(format: "clean again %d time%@ after damage or a join, p50 %.0f ms", recoveries, recoveries == 1 ? "" : "s", p))
         }
         if rtcpPackets + malformedRTCP > 0 { extra.append("RTCP: \(senderReports) sender reports" + (malformedRTCP > 0 ? ", \(malformedRTCP) malformed" : "")
                                                          + (rtcpPacketsSent > 0 ? ", \(rtcpPacketsSent) sent back" : "")) }

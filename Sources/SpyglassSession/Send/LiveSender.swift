@@ -213,7 +213,7 @@ extension LiveSender {
         let encode = pattern && framesEncoded > 0 ? String(format: "; encode mean %.2f ms per frame", encodeMillisMean) : ""
         let srt = sender.srtStatistics.map { String(format: "; SRT: RTT %.2f ms, %d retransmitted, %d dropped", $0.roundTripMillis, $0.packetsRetransmittedSent, $0.packetsDroppedSending) } ?? ""
         let unit = sender.isDatagram ? "datagrams" : destination.isSRT ? "messages" : "writes"
-        let asked = rtcp.map { $0.requestsHeard > 0 ? "; \($0.requestsHeard) keyframe requests heard, \($0.keyframesForced) IDRs sent for them" : "" } ?? ""
+        let asked = rtcp.map { $0.requestsHeard > 0 ? "; \($0.requestsHeard) keyframe request\($0.requestsHeard == 1 ? "" : "s") heard, \($0.keyframesForced) IDR\($0.keyframesForced == 1 ? "" : "s") sent for them" : "" } ?? ""
         return "sent \(accessUnitsSent) access units, \(sender.datagramsSent) \(unit), \(sender.bytesSent) bytes\(encode)\(srt)\(asked)"
     }
 }

@@ -159,8 +159,7 @@ enum PlayArguments {
             o.display = d
         case "--stall-ms": o.stallMillis = try a.number(arg, 50...600_000)
         case "--target-ms": o.targetMillis = try a.number(arg, 1...600_000)
-        case "--hide-damaged": o.showDamaged = false
-        case "--show-damaged": o.showDamaged = true
+        case "--hide-damaged", "--show-damaged": o.showDamaged = arg == "--show-damaged"
         case "--vsync": o.vsync = true
         case "--clock": o.clock = true
         case "--window-pos": o.windowPosition = try a.pair(arg, separator: ",", 0...16384, hint: "X,Y")

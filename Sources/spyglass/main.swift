@@ -63,8 +63,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
   --vsync                  wait for vblank on present (off by default)
   --max-au-mb N            largest access unit (default 32)
   --max-size WxH           largest picture accepted from an SPS (default \(PictureSizeCap.default))
-  --clock-offset-ms N      the sender's capture stamps run N ms ahead of our clock (negative: behind)
-  --clock-offset relative  measure from the fastest frame seen (sender clock not synchronized)
+  --clock-offset-ms N | --clock-offset relative  the sender's stamps run N ms ahead of ours, or: measure from the fastest frame
   --metrics [ADDR:]PORT    Prometheus metrics at http://ADDR:PORT/metrics (per feed: counters, stage histograms, frame age, state)
   --status S               headless: a line per feed (state, fps, bitrate, frame age, glass-to-glass) every
                            S s, redrawn in place on a terminal (default 1 on a terminal, 10 otherwise, 0 = off)

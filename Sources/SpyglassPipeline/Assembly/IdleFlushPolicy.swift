@@ -28,6 +28,10 @@
 public struct IdleFlushPolicy: Sendable {
     /// Clean flushes after short datagrams needed before a short datagram ends an access unit at once.
     public static let burstEndTrustCount = 30
+    /// The smallest datagram size, bytes, that counts as a link's full size: below it, sizes say
+    /// nothing about where a frame ends (a sender writing tiny NAL units one by one). Links cut
+    /// to 200 bytes (narrow radio links, `tools/peer-latency --mtu 200`) are above it.
+    public static let smallestFullDatagram = 128
     /// The configured time, µs (0 = never flush on idle).
     public let baseMicros: Int
     /// The time now in force after a short datagram (or for byte streams), µs.
@@ -75,7 +79,7 @@ public struct IdleFlushPolicy: Sendable {
         }
         if size > fullDatagram { nearFull = 0; exactFull = 0 }
         fullDatagram = max(fullDatagram, size)
-        if fullDatagram >= 256 && size * 10 >= fullDatagram * 9 {
+        if fullDatagram >= Self.smallestFullDatagram && size * 10 >= fullDatagram * 9 {
             nearFull += 1
             if size == fullDatagram { exactFull += 1 }
             if nearFull >= 128 { nearFull /= 2; exactFull /= 2 }
@@ -85,10 +89,11 @@ public struct IdleFlushPolicy: Sendable {
     /// Nine in ten of the recent near-full datagrams (at least 16) were exactly the full size.
     private var fullSizeIsExact: Bool { nearFull >= 16 && exactFull * 10 >= nearFull * 9 }
 
-    /// The stream has full-size datagrams (at least 256 bytes) and the last one was shorter.
+    /// The stream has full-size datagrams (at least ``smallestFullDatagram`` bytes) and the last
+    /// one was shorter.
     /// (A packing sender fills every datagram but the last to exactly the same size.)
     private var lastDatagramShort: Bool {
-        fullDatagram >= 256 && lastDatagram < fullDatagram
+        fullDatagram >= Self.smallestFullDatagram && lastDatagram < fullDatagram
     }
 
     /// True when the datagram just noted ends the sender's access unit: it is short, and short
@@ -100,7 +105,7 @@ public struct IdleFlushPolicy: Sendable {
     /// Quiet time needed now before flushing, µs (0 = do not flush on idle).
     public func thresholdMicros(datagrams: Bool) -> Int {
         guard baseMicros > 0 else { return 0 }
-        if datagrams && fullDatagram >= 256 && lastDatagram * 10 >= fullDatagram * 9 {
+        if datagrams && fullDatagram >= Self.smallestFullDatagram && lastDatagram * 10 >= fullDatagram * 9 {
             return max(4 * currentMicros, midFrameMicros)
         }
         return datagrams ? currentMicros : max(currentMicros, byteStreamMicros)

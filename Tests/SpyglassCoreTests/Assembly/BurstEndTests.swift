@@ -53,6 +53,24 @@ import TestSupport
         #expect(!(IdleFlushPolicy(baseMicros: 0).isBurstEnd), "no idle flushing, no burst ends")
     }
 
+    /// A link cut into 200-byte datagrams earns the same trust: its short last datagram ends the
+    /// access unit. Below ``IdleFlushPolicy/smallestFullDatagram`` sizes are never trusted.
+    @Test func smallDatagramsEarnTrustAboveTheSmallestFullSize() {
+        func trusted(full: Int, short: Int) -> Bool {
+            var p = IdleFlushPolicy(baseMicros: 1_000)
+            for _ in 0...IdleFlushPolicy.burstEndTrustCount {
+                for _ in 0..<6 { p.noteDatagram(size: full) }
+                p.noteDatagram(size: short)
+                p.noteDatagram(size: full)   // the next frame begins: the flush was clean
+                _ = p.noteCleanFlush()
+                p.noteDatagram(size: short)
+            }
+            return p.isBurstEnd
+        }
+        #expect(trusted(full: 200, short: 90), "200-byte datagrams")
+        #expect(!trusted(full: IdleFlushPolicy.smallestFullDatagram - 1, short: 40), "below the smallest full size")
+    }
+
     /// A byte stream (TCP, a pipe: no datagram sizes) learns from a cut too: the wait becomes
     /// twice the pause, up to 50 ms, and stays after clean flushes that are not many enough.
     @Test func aByteStreamWaitsLongerAfterACut() {

@@ -7,7 +7,7 @@ public func openSource(_ url: SourceURL, options: SourceOptions = SourceOptions(
     switch url {
     case .udp(let host, let port, let iface):
         let s = try UDPSource(host: host, port: port, receiveBufferBytes: options.udpReceiveBufferBytes,
-                              multicastInterface: iface, allowFrom: options.allowFrom)
+                              multicastInterface: iface, allowFrom: options.allowFrom, bindRTCPAtOnce: options.rtpDeclared)
         let group = host.flatMap { AddressPrefix($0) }?.isMulticast ?? false
         Log.info("\(s.label): listening (port \(s.boundPort))\(group ? ", joined the multicast group" : ""), receive buffer \(s.grantedReceiveBufferBytes / 1024) KiB (the kernel reports twice the \(options.udpReceiveBufferBytes / 1024) KiB asked for: its bookkeeping)")
         return s

@@ -1,7 +1,7 @@
 /// What opening a source needs to know (``openSource(_:options:retryFirstConnection:)``): the
 /// UDP receive buffer (`--udp-buffer-kb`), the senders accepted (`--allow-from`), whether a
 /// packet capture plays as recorded or as fast as it can (`--untimed`), and how RTP comes from
-/// an RTSP server (`--rtsp-transport`).
+/// an RTSP server (`--rtsp-transport`), and whether the stream is declared RTP.
 ///
 /// A value the feed derives from its options (`ReceiverOptions.source`).
 public struct SourceOptions: Sendable {
@@ -13,6 +13,10 @@ public struct SourceOptions: Sendable {
     public var untimed = false
     /// How RTP comes from an RTSP server.
     public var rtspTransport: RTSPTransport = .auto
+    /// The stream is declared RTP (`--rtp`, `--sdp`): a UDP source binds its RTCP port (port + 1)
+    /// at once rather than after two RTP packets, so the sender report a sender writes with its
+    /// first picture is not lost (and with it a second of keyframe requests sent nowhere).
+    public var rtpDeclared = false
 
     public init() {}
 }

@@ -79,12 +79,15 @@ public final class UDPSource: ByteSource {
     /// - Parameters:
     ///   - receiveBufferBytes: kernel receive buffer to ask for (default 8 MiB).
     ///   - readBufferBytes: bytes read per datagram (default 65,535: every UDP datagram whole).
-    /// - Throws: ``SourceError/open(_:)``, e.g. "udp://:5600: port already in use".
     ///   - multicastInterface: for a multicast group, the interface to join on (name or address).
     ///   - allowFrom: senders accepted; others are dropped and counted (empty = all).
+    ///   - label: the name in log lines (default: the URL).
+    ///   - bindRTCPAtOnce: the stream is declared RTP: bind port + 1 for RTCP now, not once two
+    ///     RTP packets agree (RFC 3550 §11).
+    /// - Throws: ``SourceError/open(_:)``, e.g. "udp://:5600: port already in use".
     public init(host: String?, port: UInt16, receiveBufferBytes: Int = 8 << 20,
                 readBufferBytes: Int = UDPSource.maxDatagramBytes, multicastInterface: String? = nil,
-                allowFrom: [AddressPrefix] = [], label: String? = nil) throws {
+                allowFrom: [AddressPrefix] = [], label: String? = nil, bindRTCPAtOnce: Bool = false) throws {
         self.readBufferBytes = max(1, min(readBufferBytes, UDPSource.maxDatagramBytes))
         self.allowFrom = allowFrom
         let label = label ?? SourceURL.udp(host: host, port: port, interface: multicastInterface).description
@@ -120,6 +123,10 @@ public final class UDPSource: ByteSource {
         if label.hasSuffix(":0") || label.contains(":0?") {
             // Port 0 asked for: name the port the kernel gave.
             self.label = SourceURL.udp(host: host, port: port, interface: multicastInterface).description
+        }
+        if bindRTCPAtOnce {
+            rtcpTried = true
+            bindRTCP()
         }
     }
 

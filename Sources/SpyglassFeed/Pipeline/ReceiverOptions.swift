@@ -97,6 +97,7 @@ public struct ReceiverOptions: Sendable {
         s.allowFrom = allowFrom
         s.untimed = untimed
         s.rtspTransport = rtspTransport
+        s.rtpDeclared = transport == .rtp || sdp != nil
         return s
     }
 

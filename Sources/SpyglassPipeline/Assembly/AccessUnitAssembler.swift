@@ -184,6 +184,13 @@ public struct AccessUnitAssembler {
             counters.unitsWithoutPicture += units.count
             reset()
         }
+        if reason == .markerBit && damaged {
+            // The marker ended a picture all of whose slices were lost: not the next picture's
+            // damage, but the picture after it is predicted from one the decoder never got
+            // (unless it is an IDR, which a keyframe request for this very loss asks for).
+            damaged = false
+            damageNext = true
+        }
         return nil
     }
 
@@ -304,9 +311,11 @@ public struct AccessUnitAssembler {
             counters.refusedAccessUnits += 1
             return nil
         }
+        // An IDR (or BLA) does not depend on the picture that was dropped or lost before it.
+        let closedRandomAccess = damageNext && units.contains { $0.header?.isClosedRandomAccessPoint == true }
         let au = AccessUnit(codec: codec, index: counters.accessUnits, units: units,
                             isRandomAccessPoint: isRAP, hasParameterSets: hasParameterSets,
-                            damaged: damaged || cutDamaged || damageNext, completion: completion,
+                            damaged: damaged || cutDamaged || (damageNext && !closedRandomAccess), completion: completion,
                             firstByteMicros: firstByteMicros, lastByteMicros: last.lastByteMicros,
                             completeMicros: max(atMicros, last.lastByteMicros))
         counters.accessUnits += 1

@@ -21,6 +21,7 @@ public struct RTPStreamDepacketizer: Depacketizer {
     private var session = RTCPSession()
     /// The first slice since the start or a restart is still to come (a join).
     private var joining = true
+    private var picture = PictureWatch()
 
     /// - Parameter settings: codec (`--codec`), SDP (payload type, codec), jitter-buffer window
     ///   (`--reorder-ms`) and idle-flush time.
@@ -48,11 +49,12 @@ public struct RTPStreamDepacketizer: Depacketizer {
         }
         session.observeRTP(chunk, arrivalMicros: arrivalMicros)
         let clock = session.clock, codec = rtp.codec
-        var seen = Seen()
+        var seen = Seen(), picture = self.picture
         rtp.push(Array(chunk.bindMemory(to: UInt8.self)), arrivalMicros: arrivalMicros) { e in
-            seen.note(e, codec: codec)
+            seen.note(e, codec: codec, picture: &picture)
             if let t = Self.translate(e, clock) { emit(t) }
         }
+        self.picture = picture
         keyframeBookkeeping(seen, nowMicros: arrivalMicros, emit: emit)
         if let out = session.outgoing(nowMicros: arrivalMicros) { emit(.toSender(out.bytes, keyframeRequest: out.keyframeRequest)) }
     }
@@ -60,7 +62,9 @@ public struct RTPStreamDepacketizer: Depacketizer {
     /// What one push's events said about keyframes.
     private struct Seen {
         var loss = false, restart = false, randomAccess = false, otherSlice = false
-        mutating func note(_ e: RTPReceiver.Event, codec: VideoCodec?) {
+        /// A random-access picture ended: true with none of its packets lost, false damaged.
+        var randomAccessEnded: Bool?
+        mutating func note(_ e: RTPReceiver.Event, codec: VideoCodec?, picture: inout PictureWatch) {
             switch e {
             case .loss: loss = true
             case .restart: restart = true
@@ -69,20 +73,66 @@ public struct RTPStreamDepacketizer: Depacketizer {
                 if h.isRandomAccessPoint { randomAccess = true } else { otherSlice = true }
             default: break
             }
+            if let whole = picture.note(e, codec: codec) { randomAccessEnded = whole }
+        }
+    }
+
+    /// Whether the picture in progress is a random-access point that arrives whole. An IDR that
+    /// lost a packet (its own keyframe request's answer, hit by the same loss) leaves the picture
+    /// damaged: it must not end the request, or the damage lasts until the next loss or the
+    /// sender's next periodic keyframe.
+    ///
+    /// A loss is the picture's in progress; found after a marker bit ended the last picture, it
+    /// is the next picture's (its first packets, or its parameter sets, went missing), as the
+    /// access-unit stage counts it.
+    struct PictureWatch {
+        private var randomAccess = false
+        private var damaged = false
+        private var inProgress = false
+
+        /// Notes one event in order; when a random-access picture just ended (its marker bit, or
+        /// the next picture's first packet when the marker was lost), returns whether it came
+        /// whole; nil otherwise.
+        mutating func note(_ e: RTPReceiver.Event, codec: VideoCodec?) -> Bool? {
+            switch e {
+            case .loss: damaged = true
+            case .restart: randomAccess = false; damaged = false; inProgress = false
+            case .unit(let u):
+                inProgress = true
+                if let codec, let h = NALUnitHeader(codec: codec, bytes: u.bytes), h.isVCL, h.isRandomAccessPoint { randomAccess = true }
+            case .timestamp:
+                // A picture still in progress lost its marker; a loss before any of it is its own.
+                let ended: Bool? = inProgress && randomAccess ? !damaged : nil
+                if inProgress { damaged = false }
+                randomAccess = false
+                inProgress = true
+                return ended
+            case .endOfAccessUnit:
+                defer { randomAccess = false; damaged = false; inProgress = false }
+                return randomAccess ? !damaged : nil
+            }
+            return nil
         }
     }
 
     /// Asks for a keyframe on loss, and on a join (or a sender's restart) at a slice that is no
-    /// random-access point; stops at the next random-access point, saying how long it took.
+    /// random-access point; stops once a random-access picture has arrived whole, saying how long
+    /// it took, and asks again at once when the answer itself lost a packet.
     private mutating func keyframeBookkeeping(_ seen: Seen, nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
         if seen.restart { joining = true }
         if seen.loss { session.requestKeyframe(.loss, nowMicros: nowMicros) }
         if seen.randomAccess {
             joining = false
-            if let micros = session.randomAccessArrived(nowMicros: nowMicros) { emit(.recovered(afterMicros: micros)) }
         } else if seen.otherSlice && joining {
             joining = false
             session.requestKeyframe(.join, nowMicros: nowMicros)
+        }
+        switch seen.randomAccessEnded {
+        case true?:
+            if let micros = session.randomAccessArrived(nowMicros: nowMicros) { emit(.recovered(afterMicros: micros)) }
+        case false?:
+            session.randomAccessArrivedDamaged()
+        case nil: break
         }
     }
 
@@ -97,11 +147,12 @@ public struct RTPStreamDepacketizer: Depacketizer {
 
     public mutating func tick(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
         let clock = session.clock, codec = rtp.codec
-        var seen = Seen()
+        var seen = Seen(), picture = self.picture
         rtp.tick(nowMicros: nowMicros) { e in
-            seen.note(e, codec: codec)
+            seen.note(e, codec: codec, picture: &picture)
             if let t = Self.translate(e, clock) { emit(t) }
         }
+        self.picture = picture
         keyframeBookkeeping(seen, nowMicros: nowMicros, emit: emit)
         if let out = session.outgoing(nowMicros: nowMicros) { emit(.toSender(out.bytes, keyframeRequest: out.keyframeRequest)) }
         if !flushedSinceData && idleFlushMicros > 0 && nowMicros >= lastDataMicros + UInt64(idleFlushMicros) {

@@ -84,7 +84,7 @@ public final class LiveSender {
         while !stop.isSet {
             let due = start + UInt64(index) * period
             if let d = durationSeconds, Double(due - start) / 1e6 >= d { break }
-            MonotonicClock.sleep(untilMicros: due)
+            if let rtcp { rtcp.wait(untilMicros: due) } else { MonotonicClock.sleep(untilMicros: due) }
             guard let waited = try awaitReceiver() else { return }
             if waited { start = MonotonicClock.nowMicros() - UInt64(index) * period }
             let capture = UInt64(max(0, Int64(bitPattern: MonotonicClock.wallMicros()) + clockOffsetMicros))

@@ -11,19 +11,27 @@ import SpyglassPipeline
 /// receiver sends back there (symmetric RTP, RFC 4961): receiver reports (for the round trip)
 /// and keyframe requests, PLI (RFC 4585 §6.3.1) and FIR (RFC 5104 §4.3.1).
 ///
-/// A request is honoured with an IDR on the next picture, at most once per 2 × the round trip
-/// (at least 100 ms), as GStreamer's rtpbin does. On the sender's thread only.
+/// A request is honoured with an IDR on the next picture, at most once per 2 × the round trip,
+/// as GStreamer's rtpbin does, and at most ``maximumForcedPerSecond`` a second (a flood of
+/// requests must not make every picture an IDR). A receiver whose answer IDR lost a packet asks
+/// again at once, and is answered on the next picture. On the sender's thread only.
 final class SenderRTCP {
     private let fd: Int32
     private let destination: [UInt8]
     private var nextReportMicros: UInt64 = 0
     private var lastForcedMicros: UInt64?
+    /// A keyframe request came since the last picture.
+    private var asked = false
     /// The latest round trip from a receiver report's LSR/DLSR, µs (nil before one).
     private(set) var roundTripMicros: UInt64?
     /// Keyframe requests (PLI or FIR) heard, and IDRs written for them.
     private(set) var requestsHeard = 0, keyframesForced = 0
     /// Time between sender reports, µs.
     static let intervalMicros: UInt64 = 1_000_000
+    /// IDRs written for requests in any one second, at most (the receivers' own cap on requests).
+    static let maximumForcedPerSecond = 5
+    /// When the IDRs of the last second were forced, monotonic µs.
+    private var recentForced: [UInt64] = []
 
     /// - Parameter rtpDestination: the RTP destination's sockaddr bytes (its port + 1 gets the reports).
     /// - Returns: nil when no socket could be opened (the stream goes on without RTCP).
@@ -65,12 +73,24 @@ final class SenderRTCP {
         }
     }
 
-    /// Reads what the receiver sent back (without waiting).
-    /// - Returns: true when a keyframe was asked for and the next picture should be an IDR.
-    func keyframeWanted(nowMicros: UInt64, wallMicros: UInt64) -> Bool {
-        var asked = false
-        var buffer = [UInt8](repeating: 0, count: 1500)
+    /// Sleeps until `dueMicros` (monotonic µs), reading what the receiver sends back as it comes:
+    /// a receiver report read on arrival gives the true round trip. Read once per picture
+    /// instead, each one waited up to a picture (31 ms at 30 fps, every time, since receivers
+    /// answer the packets they just got), and 2 × that refused the IDR a receiver asked for again
+    /// when the first one was hit by the same loss.
+    func wait(untilMicros dueMicros: UInt64) {
         while true {
+            let now = MonotonicClock.nowMicros()
+            guard now < dueMicros else { return }
+            if spy_wait_readable(fd, Int(dueMicros - now)) > 0 { readBack(wallMicros: MonotonicClock.wallMicros()) }
+        }
+    }
+
+    /// Reads what the receiver sent back (without waiting): notes keyframe requests and round
+    /// trips. At most 64 datagrams a call, so that a flood cannot hold the next picture back.
+    private func readBack(wallMicros: UInt64) {
+        var buffer = [UInt8](repeating: 0, count: 1500)
+        for _ in 0..<64 {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             guard n > 0 else { break }
             let packet = Array(buffer.prefix(n))
@@ -80,9 +100,18 @@ final class SenderRTCP {
             }
             noteRoundTrip(packet, wallMicros: wallMicros)
         }
+    }
+
+    /// Whether the next picture should be an IDR: a keyframe was asked for since the last
+    /// picture, and the limits allow one.
+    func keyframeWanted(nowMicros: UInt64, wallMicros: UInt64) -> Bool {
+        readBack(wallMicros: wallMicros)
         guard asked else { return false }
-        let gap = max(100_000, 2 * (roundTripMicros ?? 0))
-        if let last = lastForcedMicros, nowMicros < last + gap { return false }
+        asked = false
+        if let last = lastForcedMicros, nowMicros < last + 2 * (roundTripMicros ?? 0) { return false }
+        recentForced.removeAll { $0 + 1_000_000 <= nowMicros }
+        guard recentForced.count < Self.maximumForcedPerSecond else { return false }
+        recentForced.append(nowMicros)
         lastForcedMicros = nowMicros
         keyframesForced += 1
         return true

@@ -69,6 +69,15 @@ public struct KeyframeRequester: Sendable {
         return nowMicros >= p.sinceMicros ? nowMicros - p.sinceMicros : 0
     }
 
+    /// A random-access picture arrived with packets lost: the sender answered (the round trip is
+    /// over), but the picture is still damaged. The request stays pending and the next one may
+    /// go at once rather than ``repeatMicros`` after the last (still at most ``maximumPerSecond``
+    /// a second). A large IDR is the picture most likely to be hit by the same loss.
+    public mutating func answerArrivedDamaged() {
+        guard pending != nil else { return }
+        lastSentMicros = nil
+    }
+
     /// Why the pending request was made (nil when none is pending).
     public var pendingReason: Reason? { pending?.reason }
 

@@ -97,11 +97,14 @@ public struct RTCPSession: Sendable {
         keyframes.request(reason, nowMicros: nowMicros)
     }
 
-    /// A random-access point arrived: stop asking.
+    /// A random-access picture arrived whole: stop asking.
     /// - Returns: µs from the first damage to it, when a keyframe was being asked for.
     public mutating func randomAccessArrived(nowMicros: UInt64) -> UInt64? {
         keyframes.randomAccessArrived(nowMicros: nowMicros)
     }
+
+    /// A random-access picture arrived with packets lost (``KeyframeRequester/answerArrivedDamaged()``).
+    public mutating func randomAccessArrivedDamaged() { keyframes.answerArrivedDamaged() }
 
     /// The wall-clock instant of an RTP timestamp of stream `ssrc`, µs since the Unix epoch, or
     /// nil before a sender report of that SSRC (``SenderClock/wallMicros(rtpTimestamp:ssrc:)``).

@@ -15,6 +15,8 @@ public struct H264Depacketizer: PayloadDepacketizer {
         fragments = FragmentReassembler(headerSize: 1, maxUnitBytes: maxUnitBytes)
     }
 
+    public mutating func abandonPartialUnit(emit: (NALUnit) -> Void) { fragments.abandon(counters: &counters, emit: emit) }
+
     public mutating func push(_ payload: ArraySlice<UInt8>, arrivalMicros: UInt64, lossBefore: Bool, emit: (NALUnit) -> Void) {
         if lossBefore { fragments.abandon(counters: &counters, emit: emit) }
         guard let first = payload.first else { counters.malformed += 1; return }
@@ -63,6 +65,9 @@ public protocol PayloadDepacketizer {
     ///   - lossBefore: packets were lost just before this one (a fragment in progress is damaged).
     ///   - emit: called with each complete NAL unit.
     mutating func push(_ payload: ArraySlice<UInt8>, arrivalMicros: UInt64, lossBefore: Bool, emit: (NALUnit) -> Void)
+    /// Packets were lost: the fragmented unit in progress, if any, goes on cut (marked damaged),
+    /// before anything of the packet after the gap (which may begin a new picture).
+    mutating func abandonPartialUnit(emit: (NALUnit) -> Void)
     /// Forgets a partial unit (sender restart).
     mutating func reset()
     /// True while a fragmented unit is being reassembled.

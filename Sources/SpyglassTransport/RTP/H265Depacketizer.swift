@@ -15,6 +15,8 @@ public struct H265Depacketizer: PayloadDepacketizer {
         fragments = FragmentReassembler(headerSize: 2, maxUnitBytes: maxUnitBytes)
     }
 
+    public mutating func abandonPartialUnit(emit: (NALUnit) -> Void) { fragments.abandon(counters: &counters, emit: emit) }
+
     public mutating func push(_ payload: ArraySlice<UInt8>, arrivalMicros: UInt64, lossBefore: Bool, emit: (NALUnit) -> Void) {
         if lossBefore { fragments.abandon(counters: &counters, emit: emit) }
         guard payload.count >= 2 else { counters.malformed += 1; return }

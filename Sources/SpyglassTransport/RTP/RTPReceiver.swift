@@ -194,6 +194,13 @@ public struct RTPReceiver {
             if gap > 0 {
                 lossBefore = true
                 emit(.loss(packets: gap))
+                // The cut unit belongs to the picture before the gap: it must go out before this
+                // packet can end that picture and begin the next (a cut slice of the last picture
+                // went into the next one, often the IDR that a keyframe request had asked for).
+                if var d = depacketizer.take() {
+                    d.abandonPartialUnit { emit(.unit($0)) }
+                    depacketizer = d
+                }
             }
         }
         // A new RTP timestamp is a new picture: the previous one ended even if its marker was lost.

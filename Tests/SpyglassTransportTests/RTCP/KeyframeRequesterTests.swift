@@ -42,6 +42,26 @@ import Testing
         #expect(k.pliIfDue(senderSSRC: 1, mediaSSRC: 2, nowMicros: 3_000_000) == nil, "clean: no more")
     }
 
+    /// The answer came damaged (the same loss hit the IDR): the round trip is over, so the next
+    /// request may go at once, still within 5 a second.
+    @Test func aDamagedAnswerLetsTheNextRequestGoAtOnce() {
+        var k = KeyframeRequester()
+        k.answerArrivedDamaged()
+        #expect(k.pendingReason == nil, "nothing pending: nothing to ask again")
+        k.request(.loss, nowMicros: 0)
+        #expect(k.pliIfDue(senderSSRC: 1, mediaSSRC: 2, nowMicros: 0) != nil)
+        #expect(k.pliIfDue(senderSSRC: 1, mediaSSRC: 2, nowMicros: 33_000) == nil, "200 ms between requests")
+        k.answerArrivedDamaged()
+        #expect(k.pliIfDue(senderSSRC: 1, mediaSSRC: 2, nowMicros: 33_000) != nil, "at once after a damaged answer")
+        for t in [66_000, 99_000, 132_000] as [UInt64] {
+            k.answerArrivedDamaged()
+            _ = k.pliIfDue(senderSSRC: 1, mediaSSRC: 2, nowMicros: t)
+        }
+        k.answerArrivedDamaged()
+        #expect(k.pliIfDue(senderSSRC: 1, mediaSSRC: 2, nowMicros: 165_000) == nil, "never more than 5 a second")
+        #expect(k.made == [.loss: 5])
+    }
+
     @Test func theSessionSendsItAfterAReceiverReportOnceTheStreamIsKnown() {
         var session = RTCPSession(ssrc: 7)
         session.requestKeyframe(.loss, nowMicros: 1_000)

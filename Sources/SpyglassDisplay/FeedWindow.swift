@@ -127,7 +127,9 @@ import SpyglassFeed
     /// Shows a live source's state badge (as on the wall) and redraws when it reads differently.
     /// While pictures arrive no badge is drawn: a live picture stays clean for whoever reads it
     /// (the pattern's time codes, an observer, a camera); the title says "playing".
-    private func updateBadge(now: UInt64, presenter p: inout Presenter) {
+    /// - Parameter redraw: redraw the window when the badge changed (not when a picture is
+    ///   about to be drawn anyway).
+    private func updateBadge(now: UInt64, presenter p: inout Presenter, redraw: Bool = true) {
         guard settings.live else { return }
         let b = TileBadge.of(state: pipeline.state, lastPictureMicros: p.lastPresented == 0 ? nil : p.lastPresented,
                              nowMicros: now, stallMicros: UInt64(settings.stallMillis * 1000), live: settings.live,
@@ -137,7 +139,7 @@ import SpyglassFeed
         display.badge = b == .live ? nil : b
         // The title names the state the badge shows ("reconnecting", not "stalled").
         if p.stalled { display.setTitle(title(b.word)) }
-        display.redraw()
+        if redraw { display.redraw() }
     }
 
     private func tick(now: UInt64, started: UInt64, presenter p: inout Presenter) {
@@ -213,6 +215,12 @@ import SpyglassFeed
         }
         // The tags belong to this picture: set before it is drawn.
         display.tags = SDLDisplay.Tags(damaged: frame.damaged, recording: settings.recording)
+        if let b = p.badge, b != .live {
+            // "waiting for a keyframe" (or "stalled") goes with the first picture, not at the next
+            // tick: drawn over up to three pictures, it hid the bottom rows an observer reads.
+            p.lastPresented = MonotonicClock.nowMicros()
+            updateBadge(now: p.lastPresented, presenter: &p, redraw: false)
+        }
         frame.timing.renderStartMicros = MonotonicClock.nowMicros()
         guard display.present(frame) else {
             PresentationStamps.recordDropped(frame, metrics: pipeline.metrics, latency: latency)

@@ -134,6 +134,16 @@ package enum Socket {
         return .failure(failure)
     }
 
+    /// Binds an open socket of `family` (AF_INET or AF_INET6) to `port` on every local address.
+    /// - Returns: false when the port is taken (or the socket is already bound).
+    package static func bindLocal(_ fd: Int32, family: Int32, port: UInt16) -> Bool {
+        guard let (_, address) = (try? SocketAddress.resolve(host: family == AF_INET6 ? "::" : "0.0.0.0", port: port,
+                                                             socketType: datagram, passive: true))?.first else { return false }
+        return address.withUnsafeBytes {
+            Glibc.bind(fd, $0.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(address.count))
+        } == 0
+    }
+
     /// The local port of a bound IPv4 or IPv6 socket (`getsockname(2)`); useful when port 0
     /// was asked for. Nil when it cannot be read.
     static func localPort(_ fd: Int32) -> UInt16? {

@@ -58,7 +58,9 @@ public final class LiveSender {
     public var rtp = false
     private var packetizer: RTPPacketizer?
     /// `--rtp` over UDP: sender reports, and the keyframe requests heard.
-    private lazy var rtcp: SenderRTCP? = rtp ? sender.datagramDestination.flatMap { SenderRTCP(rtpDestination: $0) } : nil
+    private lazy var rtcp: SenderRTCP? = rtp ? sender.datagramDestination.flatMap { [sender] in
+        SenderRTCP(rtpDestination: $0, bindRTP: { sender.bindLocalPort($0) })
+    } : nil
 
     /// A sender of `input` to `sender`; nothing is sent before ``run()``.
     public init(input: Input, sender: StreamSender) {

@@ -7,9 +7,10 @@ import SpyglassIngest
 import SpyglassPipeline
 
 /// The RTCP side of `spyglass send --rtp` over UDP, as a camera's: sender reports (RFC 3550
-/// §6.4.1) to the destination's port + 1, from one socket of its own, which also hears what the
-/// receiver sends back there (symmetric RTP, RFC 4961): receiver reports (for the round trip)
-/// and keyframe requests, PLI (RFC 4585 §6.3.1) and FIR (RFC 5104 §4.3.1).
+/// §6.4.1) to the destination's port + 1, from one socket of its own on the RTP socket's port
+/// + 1, which also hears what the receiver sends back there (symmetric RTP, RFC 4961): receiver
+/// reports (for the round trip) and keyframe requests, PLI (RFC 4585 §6.3.1) and FIR (RFC 5104
+/// §4.3.1).
 ///
 /// A request is honoured with an IDR on the next picture, at most once per 2 × the round trip,
 /// as GStreamer's rtpbin does, and at most ``maximumForcedPerSecond`` a second (a flood of
@@ -33,21 +34,40 @@ final class SenderRTCP {
     /// When the IDRs of the last second were forced, monotonic µs.
     private var recentForced: [UInt64] = []
 
-    /// - Parameter rtpDestination: the RTP destination's sockaddr bytes (its port + 1 gets the reports).
+    /// - Parameters:
+    ///   - rtpDestination: the RTP destination's sockaddr bytes (its port + 1 gets the reports).
+    ///   - bindRTP: binds the RTP socket to a local port, false when it is taken.
     /// - Returns: nil when no socket could be opened (the stream goes on without RTCP).
-    init?(rtpDestination: [UInt8]) {
+    init?(rtpDestination: [UInt8], bindRTP: (UInt16) -> Bool) {
         guard rtpDestination.count >= MemoryLayout<sockaddr_in>.size else { return nil }
         var d = rtpDestination
-        let family = d.withUnsafeBytes { $0.load(as: sockaddr.self).sa_family }
+        let family = Int32(d.withUnsafeBytes { $0.load(as: sockaddr.self).sa_family })
         d.withUnsafeMutableBytes { b in
             // sin_port and sin6_port sit at the same offset (2), in network order.
             let port = UInt16(bigEndian: b.load(fromByteOffset: 2, as: UInt16.self))
             b.storeBytes(of: (port &+ 1).bigEndian, toByteOffset: 2, as: UInt16.self)
         }
-        let s = Socket.open(family: Int32(family), type: Socket.datagram)
-        guard s >= 0 else { return nil }
+        guard let s = Self.pairedSocket(family: family, bindRTP: bindRTP) ?? Optional(Socket.open(family: family, type: Socket.datagram)),
+              s >= 0 else { return nil }
         fd = s
         destination = d
+    }
+
+    /// An RTCP socket on an odd port whose even neighbour below it the RTP socket takes (RFC 3550
+    /// §11): a receiver that has not yet heard a sender report sends its first keyframe request
+    /// to the RTP source's port + 1, and a join is answered at once. Nil when no pair was free
+    /// in 32 tries (the reports then go from a port of the kernel's choice).
+    private static func pairedSocket(family: Int32, bindRTP: (UInt16) -> Bool) -> Int32? {
+        for _ in 0..<32 {
+            let s = Socket.open(family: family, type: Socket.datagram)
+            guard s >= 0 else { return nil }
+            let rtcpPort = UInt16.random(in: 16_384...32_767) * 2 + 1
+            if Socket.bindLocal(s, family: family, port: rtcpPort) {
+                if bindRTP(rtcpPort - 1) { return s }
+            }
+            Glibc.close(s)
+        }
+        return nil
     }
 
     deinit { Glibc.close(fd) }

@@ -164,6 +164,14 @@ public final class StreamSender {
     /// The UDP destination's sockaddr bytes (nil for TCP and SRT).
     var datagramDestination: [UInt8]? { isUDP && !address.isEmpty ? address : nil }
 
+    /// UDP: binds the socket to local `port` on every address of its family. Only before the
+    /// first datagram (the kernel picks a port at the first `sendto` otherwise).
+    /// - Returns: false when that port is taken, or the sender is not UDP.
+    func bindLocalPort(_ port: UInt16) -> Bool {
+        guard isUDP, datagramsSent == 0, address.count >= 2 else { return false }
+        return Socket.bindLocal(fd, family: Int32(address.withUnsafeBytes { $0.load(as: sockaddr.self).sa_family }), port: port)
+    }
+
     /// Sends one access unit (Annex B bytes): over UDP cut into datagrams of at most ``mtu``
     /// bytes; over TCP in one write; over SRT in messages of 1316 bytes. When the TCP or SRT
     /// receiver is gone, the connection is closed, logged once, and

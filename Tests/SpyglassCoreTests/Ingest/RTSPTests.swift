@@ -135,6 +135,24 @@ import Glibc
         #expect(r.summary.rtp && r.summary.datagramsLost == 0)
     }
 
+    /// Issue 19: a packet the server's payloader never sent (`--drop-rtp`, a test-only loss) is
+    /// asked for with a PLI on the server's RTCP port (UDP) or the interleaved RTCP channel (TCP);
+    /// gst-rtsp-server's rtpbin has its encoder answer with an IDR (an IDR only every 300
+    /// pictures otherwise), and the picture is clean again after it.
+    @Test(.enabled(if: available, "gst-rtsp-server is not installed: run tools/setup"), arguments: [RTSPTransport.udp, .tcp])
+    func aLostPacketIsAnsweredWithAnIDR(transport: RTSPTransport) throws {
+        let (server, port) = try Self.startServer(["--frames", "150", "--key-int", "300", "--drop-rtp", "60"])
+        defer { server.process.terminate() }
+        let r = try Self.play("rtsp://127.0.0.1:\(port)/test", transport: transport)
+        let said = (try? String(contentsOfFile: server.errPath, encoding: .utf8)) ?? ""
+        #expect(said.contains("dropped RTP packet 60"), "\(said)")
+        #expect(r.summary.datagramsLost == 1 && r.summary.keyframeRequestsLoss >= 1, "\(transport): \(r.summary.line)")
+        #expect(said.contains("PLI from SSRC") && said.contains("IDR on request"), "\(transport): the server heard the PLI and its encoder answered: \(said)")
+        #expect(r.summary.recoveries >= 1, "clean again after the answer: \(r.summary.line)")
+        #expect(r.hashes.count == 150)
+        #expect(r.damaged.suffix(60).allSatisfy { !$0 }, "clean long before the next periodic IDR")
+    }
+
     @Test func urlsKeepTheCamerasQueryAndTakeOutCredentials() throws {
         let u = try RTSPURL(parsing: "rtsp://admin:p%40ss@192.168.1.64:554/cam/realmonitor?channel=1&subtype=0")
         #expect(u.host == "192.168.1.64" && u.port == 554 && u.user == "admin" && u.password == "p@ss")

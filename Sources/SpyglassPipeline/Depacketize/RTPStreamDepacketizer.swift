@@ -31,6 +31,7 @@ public struct RTPStreamDepacketizer: Depacketizer {
         idleFlushMicros = settings.idleFlushMicros > 0 ? max(settings.idleFlushMicros, 50_000) : 0
         reorderWindowMicros = settings.reorderWindowMicros
         session.requestsKeyframes = settings.keyframeRequests
+        session.requestsFIRFirst = settings.sdp?.offersFIR ?? false
     }
 
     public var codec: VideoCodec? { rtp.codec }
@@ -56,7 +57,7 @@ public struct RTPStreamDepacketizer: Depacketizer {
         }
         self.picture = picture
         keyframeBookkeeping(seen, nowMicros: arrivalMicros, emit: emit)
-        if let out = session.outgoing(nowMicros: arrivalMicros) { emit(.toSender(out.bytes, keyframeRequest: out.keyframeRequest)) }
+        sendOutgoing(nowMicros: arrivalMicros, emit: emit)
     }
 
     /// What one push's events said about keyframes.
@@ -136,6 +137,14 @@ public struct RTPStreamDepacketizer: Depacketizer {
         }
     }
 
+    /// What the RTCP session has for the sender now, and once, that the sender does not answer.
+    private mutating func sendOutgoing(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
+        if let out = session.outgoing(nowMicros: nowMicros) { emit(.toSender(out.bytes, keyframeRequest: out.keyframeRequest)) }
+        if session.takeSilentSenderNotice() {
+            emit(.note("the sender does not answer keyframe requests (\(KeyframeRequester.unansweredBeforeNotice) sent, no keyframe came); still asking, at most \(KeyframeRequester.maximumPerSecond) a second"))
+        }
+    }
+
     public func pollTimeoutMicros(default pollMicros: Int) -> Int {
         var timeout = !flushedSinceData && idleFlushMicros > 0 ? idleFlushMicros : pollMicros
         // A jitter buffer releases held packets on time, not on the next poll.
@@ -154,7 +163,7 @@ public struct RTPStreamDepacketizer: Depacketizer {
         }
         self.picture = picture
         keyframeBookkeeping(seen, nowMicros: nowMicros, emit: emit)
-        if let out = session.outgoing(nowMicros: nowMicros) { emit(.toSender(out.bytes, keyframeRequest: out.keyframeRequest)) }
+        sendOutgoing(nowMicros: nowMicros, emit: emit)
         if !flushedSinceData && idleFlushMicros > 0 && nowMicros >= lastDataMicros + UInt64(idleFlushMicros) {
             emit(.accessUnitEnd(.idleGap, atMicros: nowMicros))
             flushedSinceData = true

@@ -45,6 +45,13 @@ public struct KeyframeRequester: Sendable {
     private var firSequenceUsed = false
     /// PLIs sent for one damage before a FIR is tried instead (a sender may answer only FIR).
     public static let plisBeforeFIR = 2
+    /// The sender offered `ccm fir` in its SDP (RFC 5104 §7.1): every request is a FIR.
+    public var firFirst = false
+    /// Requests sent with no random-access picture at all coming back (2 s at the capped rate)
+    /// before the sender is said not to answer them (``takeSilentSenderNotice()``), once.
+    public static let unansweredBeforeNotice = 10
+    private var sentSinceAnswer = 0
+    private var silentNotice = false, saidSilent = false
 
     public init() {}
 
@@ -60,6 +67,7 @@ public struct KeyframeRequester: Sendable {
     /// - Parameter nowMicros: monotonic now, µs.
     /// - Returns: the time from the first damage to it, µs, when a request was pending.
     public mutating func randomAccessArrived(nowMicros: UInt64) -> UInt64? {
+        sentSinceAnswer = 0
         defer {
             pending = nil
             sentForPending = 0
@@ -74,16 +82,24 @@ public struct KeyframeRequester: Sendable {
     /// go at once rather than ``repeatMicros`` after the last (still at most ``maximumPerSecond``
     /// a second). A large IDR is the picture most likely to be hit by the same loss.
     public mutating func answerArrivedDamaged() {
+        sentSinceAnswer = 0
         guard pending != nil else { return }
         lastSentMicros = nil
+    }
+
+    /// True once, when ``unansweredBeforeNotice`` requests in a row brought no random-access
+    /// picture: the sender does not answer them (asking goes on at the capped rate).
+    public mutating func takeSilentSenderNotice() -> Bool {
+        defer { silentNotice = false }
+        return silentNotice
     }
 
     /// Why the pending request was made (nil when none is pending).
     public var pendingReason: Reason? { pending?.reason }
 
     /// The request to send now, when one is due (pending, ``repeatMicros`` since the last, under
-    /// ``maximumPerSecond``), and counts it: a PLI, or after ``plisBeforeFIR`` unanswered ones a
-    /// FIR.
+    /// ``maximumPerSecond``), and counts it: a PLI, or after ``plisBeforeFIR`` unanswered ones (or
+    /// from the first with ``firFirst``) a FIR.
     /// - Parameters:
     ///   - senderSSRC: ours, as in our receiver reports.
     ///   - mediaSSRC: the RTP stream's SSRC, which the request is about.
@@ -99,7 +115,9 @@ public struct KeyframeRequester: Sendable {
         lastSentMicros = nowMicros
         made[p.reason, default: 0] += 1
         sentForPending += 1
-        guard sentForPending > Self.plisBeforeFIR else { return Self.pli(senderSSRC: senderSSRC, mediaSSRC: mediaSSRC) }
+        sentSinceAnswer += 1
+        if sentSinceAnswer >= Self.unansweredBeforeNotice && !saidSilent { silentNotice = true; saidSilent = true }
+        guard sentForPending > Self.plisBeforeFIR || firFirst else { return Self.pli(senderSSRC: senderSSRC, mediaSSRC: mediaSSRC) }
         firSequenceUsed = true
         return Self.fir(senderSSRC: senderSSRC, mediaSSRC: mediaSSRC, sequence: firSequence)
     }

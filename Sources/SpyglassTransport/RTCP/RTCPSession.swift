@@ -103,6 +103,16 @@ public struct RTCPSession: Sendable {
         keyframes.randomAccessArrived(nowMicros: nowMicros)
     }
 
+    /// Keyframe requests are FIRs from the first (the SDP offered `ccm fir`).
+    public var requestsFIRFirst: Bool {
+        get { keyframes.firFirst }
+        set { keyframes.firFirst = newValue }
+    }
+
+    /// True once, when the sender has not answered ``KeyframeRequester/unansweredBeforeNotice``
+    /// requests in a row.
+    public mutating func takeSilentSenderNotice() -> Bool { keyframes.takeSilentSenderNotice() }
+
     /// A random-access picture arrived with packets lost (``KeyframeRequester/answerArrivedDamaged()``).
     public mutating func randomAccessArrivedDamaged() { keyframes.answerArrivedDamaged() }
 

@@ -3,7 +3,8 @@ import SpyglassBitstream
 
 /// What Spyglass takes from an SDP file (RFC 8866): the video payload type, the codec from
 /// `a=rtpmap`, and parameter sets from `a=fmtp` (`sprop-parameter-sets`, RFC 6184 §8.1;
-/// `sprop-vps`/`sprop-sps`/`sprop-pps`, RFC 7798 §7.1).
+/// `sprop-vps`/`sprop-sps`/`sprop-pps`, RFC 7798 §7.1), and whether the sender takes Full Intra
+/// Requests (`a=rtcp-fb:PT ccm fir`, RFC 5104 §7.1).
 public struct SessionDescription: Sendable, Equatable {
     /// The video payload type (`m=video … PT`, or the `a=rtpmap` line's), 0...127.
     public var payloadType: UInt8?
@@ -12,6 +13,9 @@ public struct SessionDescription: Sendable, Equatable {
     public var codec: VideoCodec?
     /// Parameter-set NAL units (headers included), VPS first.
     public var parameterSets: [[UInt8]] = []
+    /// The video payload type (or `*`) is offered `a=rtcp-fb:… ccm fir` (RFC 5104 §7.1): keyframe
+    /// requests are FIRs from the first one.
+    public var offersFIR = false
 
     /// The parameter sets that belong to `codec`, judged by each unit's own header (an H.265
     /// VPS/SPS/PPS header, ITU-T H.265 Table 7-1; an H.264 SPS/PPS, ITU-T H.264 Table 7-1), so that
@@ -45,6 +49,8 @@ public struct SessionDescription: Sendable, Equatable {
 
     /// Parses SDP text.
     public init(text: String) {
+        var firFor: Set<String> = []
+        defer { offersFIR = firFor.contains("*") || payloadType.map { firFor.contains(String($0)) } ?? false }
         for raw in text.split(whereSeparator: \.isNewline) {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.hasPrefix("m=video") {
@@ -57,6 +63,9 @@ public struct SessionDescription: Sendable, Equatable {
                 let name = parts[1].split(separator: "/").first?.uppercased() ?? ""
                 if name == "H264" { codec = .h264; payloadType = UInt8(parts[0]) ?? payloadType }
                 if name == "H265" || name == "HEVC" { codec = .h265; payloadType = UInt8(parts[0]) ?? payloadType }
+            } else if line.hasPrefix("a=rtcp-fb:") {
+                let parts = line.dropFirst("a=rtcp-fb:".count).split(separator: " ").map { $0.lowercased() }
+                if parts.count >= 3 && parts[1] == "ccm" && parts[2] == "fir" { firFor.insert(parts[0]) }
             } else if line.hasPrefix("a=fmtp:") {
                 guard let space = line.firstIndex(of: " ") else { continue }
                 for param in line[line.index(after: space)...].split(separator: ";") {

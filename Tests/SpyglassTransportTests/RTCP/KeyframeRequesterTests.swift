@@ -62,6 +62,46 @@ import Testing
         #expect(k.made == [.loss: 5])
     }
 
+    /// A sender that never answers is said so once, after 10 requests (2 s), and asked on.
+    @Test func aSenderThatNeverAnswersIsSaidSoOnce() {
+        var k = KeyframeRequester()
+        k.request(.loss, nowMicros: 0)
+        var notices = 0, sent = 0
+        for t in stride(from: UInt64(0), to: 5_000_000, by: 200_000) {
+            if k.pliIfDue(senderSSRC: 1, mediaSSRC: 2, nowMicros: t) != nil { sent += 1 }
+            if k.takeSilentSenderNotice() {
+                notices += 1
+                #expect(sent == KeyframeRequester.unansweredBeforeNotice, "after 10 unanswered requests")
+            }
+        }
+        #expect(notices == 1 && sent == 25, "said once; still asking at the capped rate")
+        var answered = KeyframeRequester()
+        for t in stride(from: UInt64(0), to: 5_000_000, by: 200_000) {
+            answered.request(.loss, nowMicros: t)
+            _ = answered.pliIfDue(senderSSRC: 1, mediaSSRC: 2, nowMicros: t)
+            if t % 1_000_000 == 0 { answered.answerArrivedDamaged() }   // an IDR comes back now and then
+            let said = answered.takeSilentSenderNotice()
+            #expect(!said, "answered now and then: never said")
+        }
+    }
+
+    /// An SDP that offers `ccm fir` for the video (RFC 5104 §7.1) gets FIRs from the first
+    /// request; one that offers it for another payload type, or not at all, PLIs first.
+    @Test func anSDPOfferingCCMFIRGetsFIRsFromTheFirstRequest() {
+        let head = "v=0\r\nm=video 5004 RTP/AVP 96\r\na=rtpmap:96 H264/90000\r\n"
+        #expect(SessionDescription(text: head + "a=rtcp-fb:96 nack pli\r\na=rtcp-fb:96 ccm fir\r\n").offersFIR)
+        #expect(SessionDescription(text: head + "a=rtcp-fb:* ccm fir\r\n").offersFIR)
+        #expect(!SessionDescription(text: head + "a=rtcp-fb:97 ccm fir\r\n").offersFIR)
+        #expect(!SessionDescription(text: head + "a=rtcp-fb:96 nack pli\r\n").offersFIR)
+        var session = RTCPSession(ssrc: 7)
+        session.requestsFIRFirst = true
+        let rtp: [UInt8] = [0x80, 96, 0, 1, 0, 0, 0, 0, 0, 0, 0, 9] + [UInt8](repeating: 0, count: 20)
+        rtp.withUnsafeBytes { session.observeRTP($0, arrivalMicros: 2_000) }
+        session.requestKeyframe(.loss, nowMicros: 2_000)
+        let bytes = session.outgoing(nowMicros: 2_000)?.bytes ?? []
+        #expect(Array(bytes.suffix(20)) == KeyframeRequester.fir(senderSSRC: 7, mediaSSRC: 9, sequence: 0), "a FIR, not a PLI")
+    }
+
     @Test func theSessionSendsItAfterAReceiverReportOnceTheStreamIsKnown() {
         var session = RTCPSession(ssrc: 7)
         session.requestKeyframe(.loss, nowMicros: 1_000)

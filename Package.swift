@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         // libmicrohttpd, which serves /metrics (Prometheus text exposition).
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // libsrt (Secure Reliable Transport, Haivision), the OpenSSL flavour: srt:// sources and `send`.
         .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-openssl-dev"])]),
         // GNU extensions of glibc (ppoll, accept4) that Swift's Glibc module hides.
@@ -37,7 +38,7 @@ let package = Package(
         .target(name: "SpyglassIngest", dependencies: ["SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "CSystem", "CPcap", "CSRT", "CFFmpeg"]),
         // One feed: a source's bytes through the stages to libavcodec and the sinks (recorder,
         // framemd5, latency log), on its own thread, with its metrics registry and /metrics server.
-        .target(name: "SpyglassFeed", dependencies: ["SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "SpyglassIngest", "CFFmpeg", "CMicroHTTPD", "CSystem"]),
+        .target(name: "SpyglassFeed", dependencies: ["SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "SpyglassIngest", "CFFmpeg", "CMicroHTTPD", "CSystem", "CCurl"]),
         // The window: one SDL video system, a single feed's window and the wall of tiles, overlays.
         .target(name: "SpyglassDisplay", dependencies: ["SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "SpyglassIngest", "SpyglassFeed", "CFFmpeg", "CSDL2"]),
         // A run of play, probe, replay, send or bench, assembled from feeds, windows and senders.

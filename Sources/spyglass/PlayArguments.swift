@@ -10,7 +10,7 @@ import SpyglassIngest
 enum PlayArguments {
     /// Every option `play` knows, for "did you mean" on a mistyped one.
     static let known = ["--codec", "--display", "--frames", "--timeout", "--fps", "--untimed", "--allow-from",
-                        "--stall-ms", "--hide-damaged", "--show-damaged", "--rtp", "--raw", "--reorder-ms", "--keyframe-requests", "--join",
+                        "--stall-ms", "--hide-damaged", "--show-damaged", "--rtp", "--raw", "--reorder-ms", "--keyframe-requests", "--keyframe-url", "--join",
                         "--join-timeout-ms", "--decode", "--sdp", "--idle-flush-ms", "--threads", "--framemd5",
                         "--summary", "--record", "--record-split-mb", "--record-split-min", "--latency-log",
                         "--snapshot", "--vsync", "--clock", "--window-pos", "--window-size", "--quiet", "--status",
@@ -98,6 +98,7 @@ enum PlayArguments {
         case "--raw": r.transport = .raw
         case "--reorder-ms": r.reorderWindowMicros = Int(try a.number(arg, 0...5_000) * 1000)
         case "--keyframe-requests": r.keyframeRequests = try a.onOff(arg)
+        case "--keyframe-url": r.keyframeURL = try a.value(arg)
         case "--join-timeout-ms": r.joinTimeoutMicros = Int(try a.number(arg, 0...600_000) * 1000)
         case "--join":
             let v = try a.value(arg)

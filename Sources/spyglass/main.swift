@@ -44,6 +44,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
   --sdp FILE               RTP payload type, codec and sprop parameter sets from an SDP
   --reorder-ms MS          RTP jitter buffer: wait up to MS for a missing packet (default 0: no wait)
   --keyframe-requests on|off  RTP: ask the sender for a keyframe (RTCP PLI, then FIR) on loss or a mid-stream join (default on)
+  --keyframe-url URL       also ask with an HTTP GET (e.g. OpenIPC: http://CAM/request/idr), on any link: damage, joins
   --join-timeout-ms MS     wait this long for an IDR/recovery point after a join, then decode anyway (default 2000)
   --join wait|show         after a join: wait for a clean picture (default), or show concealed ones at once, marked damaged
   --decode au|nal          whole access units (default), or H.264 per NAL unit (clean multi-slice links only)

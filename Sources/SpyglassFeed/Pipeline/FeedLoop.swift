@@ -2,6 +2,7 @@
 import Glibc
 import SpyglassBitstream
 import SpyglassPipeline
+import SpyglassTransport
 import SpyglassIngest
 #endif
 
@@ -53,6 +54,8 @@ final class FeedLoop {
     private var events: [DepacketizerEvent] = []
     /// Access units since the last IDR/IRAP, for repairing a unit found cut after its picture.
     private var repairBuffer = RepairBuffer()
+    /// `--keyframe-url`: the HTTP GETs that ask the camera for an IDR.
+    private var keyframeURL: KeyframeURLRequests?
     /// Access units that repairs may decode again (``RepairBudget``).
     private var repairBudget: RepairBudget
     private var stageEvents: [AccessUnitStage.Event] = []
@@ -81,6 +84,7 @@ final class FeedLoop {
         depacketizer = AutoDepacketizer(settings: options.depacketizer, datagrams: source.deliversDatagrams, idleFlushMicros: idleFlushMicros)
         stage = AccessUnitStage(settings: options.assembly)
         gate = DecodeGate(joinTimeoutMicros: options.join == .show ? 0 : options.joinTimeoutMicros, pacing: paced ? .paced(fps: options.fps) : .live)
+        keyframeURL = options.keyframeURL.map { KeyframeURLRequests(asker: KeyframeURL(url: $0, label: source.label)) }
     }
 
     /// Runs until the input ends, the frame limit or the no-data timeout, or a stop.
@@ -90,6 +94,7 @@ final class FeedLoop {
         var lastPublishMicros: UInt64 = 0
         runStartMicros = clock.nowMicros()
         defer {
+            keyframeURL?.asker.stop()
             publish()
             observers.end?(stage.parameterSets)
         }
@@ -126,6 +131,7 @@ final class FeedLoop {
                 lastDataMicros = now
             }
             route()
+            askForKeyframe(now)
             if let refused { throw SourceError.read(refused) }
             if now >= lastPublishMicros + 100_000 { publish(); lastPublishMicros = now }
         }
@@ -173,21 +179,19 @@ final class FeedLoop {
         case .damage:
             stage.markDamaged()
             decoder?.noteDamage()
+            keyframeURL?.damaged(.loss, nowMicros: clock.nowMicros(), rtp: depacketizer.framing == .rtp)
         case .cut(let unitEnd, _):
+            keyframeURL?.damaged(.cut, nowMicros: clock.nowMicros(), rtp: depacketizer.framing == .rtp)
             // The cut unit's picture, if still in progress, goes on damaged; if it already went
             // out, the pictures built on it carry the damage.
             if !stage.noteCut(unitLastByteMicros: unitEnd) { gate.noteDamageAfterTheFact() }
         case .restart(let reason):
             restart(reason)
         case .toSender(let packet, let keyframeRequest):
+            if keyframeRequest != nil { keyframeURL?.rtcpAsked() }
             guard source.sendToSender(packet) else { break }
             metrics.add(.rtcpPacketsSent)
-            switch keyframeRequest {
-            case .loss: metrics.add(.keyframeRequestsLoss)
-            case .cut: metrics.add(.keyframeRequestsCut)
-            case .join: metrics.add(.keyframeRequestsJoin)
-            case nil: break
-            }
+            if let keyframeRequest { countKeyframeRequest(keyframeRequest) }
         case .recovered(let micros):
             metrics.observe(.recovery, micros: micros)
         case .note(let line):
@@ -195,6 +199,20 @@ final class FeedLoop {
         case .refuse(let reason):
             refused = "\(source.label): \(reason)"
         }
+    }
+
+    private func countKeyframeRequest(_ reason: KeyframeRequester.Reason) {
+        switch reason {
+        case .loss: metrics.add(.keyframeRequestsLoss)
+        case .cut: metrics.add(.keyframeRequestsCut)
+        case .join: metrics.add(.keyframeRequestsJoin)
+        }
+    }
+
+    /// `--keyframe-url` on a link with no RTCP: a GET when one is due, counted by its reason.
+    private func askForKeyframe(_ now: UInt64) {
+        guard keyframeURL != nil, let reason = keyframeURL?.tick(nowMicros: now, rtp: depacketizer.framing == .rtp) else { return }
+        countKeyframeRequest(reason)
     }
 
     private func routeStage() {
@@ -251,8 +269,9 @@ final class FeedLoop {
                     + (au.codec == .h265 ? "x265: repeat-headers=1; GStreamer: h265parse config-interval=-1)"
                                          : "x264: repeat-headers=1; libcamera-vid: --inline; GStreamer: h264parse config-interval=-1)")
             Log.info("waiting for parameter sets (\(sets)) before decoding: \(hint)")
+            keyframeURL?.damaged(.join, nowMicros: clock.nowMicros(), rtp: depacketizer.framing == .rtp)
         case .skip:
-            break
+            keyframeURL?.damaged(.join, nowMicros: clock.nowMicros(), rtp: depacketizer.framing == .rtp)
         case .hold(let au, let release):
             // Sleep in short steps so that a stop (Ctrl-C, q) is never held up by the pace.
             while !stop.isSet && clock.nowMicros() < release {
@@ -269,8 +288,12 @@ final class FeedLoop {
         startDecoderAfreshIfDamaged(before: au, store)
         repairBuffer.keep(original)
         if au.damaged { decoderSawDamage = true }
+        if au.isRandomAccessPoint && !au.damaged { keyframeURL?.clean(nowMicros: clock.nowMicros()) }
         decoder?.decode(au) { frame in
-            if frame.damaged && !au.damaged { gate.noteDamagedPicture() }   // concealed by the decoder
+            if frame.damaged && !au.damaged {   // concealed by the decoder
+                gate.noteDamagedPicture()
+                keyframeURL?.damaged(.loss, nowMicros: clock.nowMicros(), rtp: depacketizer.framing == .rtp)
+            }
             if frame.damaged { decoderSawDamage = true }
             deliver(frame)
         }

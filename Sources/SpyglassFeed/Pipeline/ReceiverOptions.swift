@@ -73,6 +73,9 @@ public struct ReceiverOptions: Sendable {
     public var udpReceiveBufferBytes = 8 << 20
     /// RTP: ask the sender for a keyframe (RTCP PLI) on loss and on a join (`--keyframe-requests`).
     public var keyframeRequests = true
+    /// `--keyframe-url URL`: an HTTP GET asks the camera for an IDR wherever a PLI would be sent
+    /// (``KeyframeURL``).
+    public var keyframeURL: String?
 
     public init() {}
 

@@ -289,6 +289,7 @@ import SpyglassFeed
                          + (s.ssrcChanges > 0 ? " · SSRC changes \(s.ssrcChanges)\(s.ssrcChanges > 1 ? " (several senders on this port?)" : "")" : "")
                          + (s.strayPackets > 0 ? " · another sender's packets dropped \(s.strayPackets)" : ""))
         }
+        if let k = s.keyframeText { lines.append(k) }
         lines.append("damaged AUs \(s.damagedAccessUnits) · on damaged refs \(s.framesWithDamagedReferences) · concealed \(s.concealedFrames) · decode errors \(s.decodeErrors) · resets \(s.resets)")
         if s.tsPackets > 0 { lines.append("MPEG-TS: \(s.tsContinuityErrors) continuity errors, \(s.tsPacketsDropped) packets dropped") }
         if let l = s.srt { lines.append(FeedSummary.srtText(l)) }

@@ -133,6 +133,22 @@ public struct FeedSummary: Codable, Sendable {
     /// Recoveries (damage → the next random-access point) and their median, ms.
     public var recoveries = 0
     public var recoveryMillisP50: Double?
+    /// The keyframe requests by reason and the recoveries, for the summary and the `s` overlay
+    /// ("5 keyframe requests (loss 4, join 1), clean again 4 times after damage or a join, p50
+    /// 34 ms"); nil when there were neither.
+    public var keyframeText: String? {
+        var parts: [String] = []
+        let requests = keyframeRequestsLoss + keyframeRequestsCut + keyframeRequestsJoin
+        if requests > 0 {
+            let why = [("loss", keyframeRequestsLoss), ("cut", keyframeRequestsCut), ("join", keyframeRequestsJoin)]
+                .filter { $0.1 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+            parts.append("\(requests) keyframe request\(requests == 1 ? "" : "s") (\(why))")
+        }
+        if recoveries > 0, let p = recoveryMillisP50 {
+            parts.append(String(format: "clean again %d time%@ after damage or a join, p50 %.0f ms", recoveries, recoveries == 1 ? "" : "s", p))
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
     /// MPEG-TS: packets read, continuity-counter gaps on the video PID (ISO/IEC 13818-1 §2.4.3.3),
     /// packets dropped (transport error indicator, scrambled, a broken PES header).
     public var tsPackets = 0
@@ -232,15 +248,7 @@ public struct FeedSummary: Codable, Sendable {
         if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated"
                               + (ssrcChanges > 0 ? ", \(ssrcChanges) SSRC changes" : "")
                               + (strayPackets > 0 ? ", \(strayPackets) packets of another sender dropped" : "")) }
-        let requests = keyframeRequestsLoss + keyframeRequestsCut + keyframeRequestsJoin
-        if requests > 0 {
-            let why = [("loss", keyframeRequestsLoss), ("cut", keyframeRequestsCut), ("join", keyframeRequestsJoin)]
-                .filter { $0.1 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
-            extra.append("\(requests) keyframe request\(requests == 1 ? "" : "s") (\(why))")
-        }
-        if recoveries > 0, let p = recoveryMillisP50 {
-            extra.append(String(format: "clean again %d time%@ after damage or a join, p50 %.0f ms", recoveries, recoveries == 1 ? "" : "s", p))
-        }
+        if let k = keyframeText { extra.append(k) }
         if rtcpPackets + malformedRTCP > 0 { extra.append("RTCP: \(senderReports) sender reports" + (malformedRTCP > 0 ? ", \(malformedRTCP) malformed" : "")
                                                          + (rtcpPacketsSent > 0 ? ", \(rtcpPacketsSent) sent back" : "")) }
         if malformedKLV > 0 { extra.append("\(malformedKLV) malformed KLV payloads dropped") }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import SpyglassBitstream
 @testable import SpyglassFeed
+@testable import SpyglassDisplay
 
 /// `--keyframe-url URL` (issue 19): on a link with no way back for RTCP, a join before any
 /// keyframe asks the camera for one with an HTTP GET, answered here by Python's own
@@ -24,12 +25,13 @@ import Testing
         return (child, try #require(port, "the HTTP server says its port"))
     }
 
-    @Test func aJoinBeforeAnyKeyframeAsksTheCameraOverHTTP() throws {
+    @MainActor @Test func aJoinBeforeAnyKeyframeAsksTheCameraOverHTTP() throws {
         let (server, port) = try Self.httpServer()
         defer { server.process.terminate() }
         let r = try Harness.decodeFile(try JoinShowTests.joinedStream()) { $0.keyframeURL = "http://127.0.0.1:\(port)/request/idr" }
         #expect(r.hashes.isEmpty, "no keyframe came: nothing shown")
         #expect(r.summary.keyframeRequestsJoin >= 1, "\(r.summary.line)")
+        #expect(FeedWindow.statsLines(r.summary).contains { $0.contains("keyframe request") && $0.contains("join") }, "the s overlay counts them by reason")
         let asked = Wait.until(timeoutSeconds: 30) {
             ((try? String(contentsOfFile: server.errPath, encoding: .utf8)) ?? "").contains("\"GET /request/idr HTTP/1.1\"")
         }

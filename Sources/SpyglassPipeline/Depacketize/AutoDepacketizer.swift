@@ -57,7 +57,7 @@ public struct AutoDepacketizer: Depacketizer {
             return
         }
         if inner == nil {
-            let first = Array(chunk.bindMemory(to: UInt8.self).prefix(4 * 188))[...]
+            let first = Array(chunk.bindMemory(to: UInt8.self).prefix(4 * 204 + 4))[...]
             start(DepacketizerRegistry.choose(first: first, datagrams: datagrams, settings: settings), emit: emit)
         }
         inner?.push(chunk, arrivalMicros: arrivalMicros, truncated: truncated, emit: emit)
@@ -127,15 +127,11 @@ public struct AutoDepacketizer: Depacketizer {
         return framing == .rtp ? rtp : !rtp
     }
 
-    /// True when `chunk` starts with MPEG-TS packets (ISO/IEC 13818-1 §2.4.3.2: 188 bytes, each
-    /// beginning with the sync byte 0x47): a whole number of packets (a datagram), or at least
-    /// three sync bytes 188 apart (a byte stream).
+    /// True when `chunk` starts with MPEG-TS packets of 188, 192 or 204 bytes, each with its sync
+    /// byte 0x47 in place (``TSPacketSize/detect(_:)``): a whole number of packets (a datagram),
+    /// or at least three in a row (a byte stream).
     static func looksLikeMPEGTS(_ chunk: UnsafeRawBufferPointer) -> Bool {
-        let b = chunk.bindMemory(to: UInt8.self)
-        guard b.count >= 188, b[0] == 0x47 else { return false }
-        let packets = b.count % 188 == 0 ? b.count / 188 : min(3, b.count / 188 + (b.count % 188 > 0 ? 1 : 0))
-        guard b.count % 188 == 0 || b.count > 376 else { return false }
-        return (0..<packets).allSatisfy { b[$0 * 188] == 0x47 }
+        TSPacketSize.detect(chunk) != nil
     }
 
     /// True when a datagram carries MPEG-TS cut at any byte: a sync byte 0x47 within its first

@@ -22,7 +22,7 @@ public enum Framing: String, Sendable, CaseIterable, Codable {
         switch self {
         case .rtp: return "RTP" + (forced ? "" : " (detected: version 2, dynamic payload type)")
         case .rtpMPEGTS: return "MPEG-TS in RTP (detected: payload type 33, RFC 2250)"
-        case .mpegTS: return "MPEG-TS (detected: sync byte 0x47 every 188 bytes)"
+        case .mpegTS: return "MPEG-TS (detected: the sync byte 0x47 at the start of every packet)"
         case .annexB: return nil
         }
     }

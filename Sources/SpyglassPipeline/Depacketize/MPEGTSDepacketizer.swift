@@ -1,8 +1,9 @@
 /// MPEG-2 transport stream (ISO/IEC 13818-1) carrying H.264 (stream_type 0x1B) or H.265 (0x24):
 /// over UDP (usually 7 × 188 bytes a datagram), TCP, files and pipes.
 ///
-/// - Packets (§2.4.3.2): 188 bytes from the sync byte 0x47; a byte stream is resynchronized on
-///   the sync byte after junk. Packets with `transport_error_indicator` set or scrambled are
+/// - Packets (§2.4.3.2): 188 bytes from the sync byte 0x47, or inside 192- or 204-byte packets
+///   (``TSPacketSize``: M2TS arrival stamps, DVB parity), told from the first bytes and said
+///   once; a byte stream is resynchronized on the sync byte after junk. Packets with `transport_error_indicator` set or scrambled are
 ///   dropped and counted.
 /// - PAT (PID 0, §2.4.4.3) → the PMTs of its programs (or of `program` alone), PMT (§2.4.4.8)
 ///   → the first H.264/H.265 elementary stream (or `pid`). A program or PID that is not there
@@ -95,19 +96,43 @@ public struct MPEGTSDepacketizer: Depacketizer {
         lastDataMicros = arrivalMicros
         if truncated { emit(.damage(lostPackets: 0)) }
         carry.append(contentsOf: chunk.bindMemory(to: UInt8.self))
+        drain(arrivalMicros: arrivalMicros, final: false, emit: emit)
+    }
+
+    /// Passes on every whole packet in `carry`, once the packet size is known (`final`: the input
+    /// ended, decide with what there is).
+    private mutating func drain(arrivalMicros: UInt64, final: Bool, emit: (DepacketizerEvent) -> Void) {
+        guard let size = packetSize(final: final, emit: emit) else { return }
+        let (s, o) = (size.rawValue, size.packetOffset)
         var i = 0
-        while carry.count - i >= 188 {
-            guard carry[i] == 0x47 else {
+        while carry.count - i >= s {
+            guard carry[i + o] == 0x47 else {
                 // Lost sync: skip to the next sync byte.
                 counters[.junkBytes, default: 0] += 1
                 i += 1
                 continue
             }
-            packet(carry[i..<(i + 188)], arrivalMicros: arrivalMicros, emit: emit)
-            i += 188
+            packet(carry[(i + o)..<(i + o + 188)], arrivalMicros: arrivalMicros, emit: emit)
+            i += s
         }
         carry.removeFirst(i)
     }
+
+    /// The stream's packet size, told from its first bytes (188 when they fit no size: the loop
+    /// then resynchronizes on sync bytes, as before); said once when it is not 188. Nil while
+    /// too few bytes have come to tell.
+    private mutating func packetSize(final: Bool, emit: (DepacketizerEvent) -> Void) -> TSPacketSize? {
+        if let size { return size }
+        let found = carry.withUnsafeBytes { TSPacketSize.detect($0) }
+        guard found != nil || final || carry.count >= 3 * 204 + 4 else { return nil }
+        let size = found ?? .standard
+        self.size = size
+        if size != .standard { emit(.note("MPEG-TS with \(size.description)")) }
+        return size
+    }
+
+    /// The packet size found (``TSPacketSize``), nil before.
+    public private(set) var size: TSPacketSize?
 
     public func pollTimeoutMicros(default pollMicros: Int) -> Int {
         inPES && !idleEnded && idleFlushMicros > 0 ? idleFlushMicros : pollMicros
@@ -122,6 +147,7 @@ public struct MPEGTSDepacketizer: Depacketizer {
     }
 
     public mutating func finish(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
+        if size == nil { drain(arrivalMicros: nowMicros, final: true, emit: emit) }
         if inPES { endPES(.endOfStream, atMicros: nowMicros, emit: emit) }
         emit(.accessUnitEnd(.endOfStream, atMicros: nowMicros))
     }

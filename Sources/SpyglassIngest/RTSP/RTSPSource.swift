@@ -94,17 +94,22 @@ public final class RTSPSource: ByteSource {
         control = c
         baseURL = response.header("content-base") ?? response.header("content-location") ?? target.requestURL
         try readSDP(response.body)
-        transport = mode
-        var transportHeader = "RTP/AVP/TCP;unicast;interleaved=0-1"
-        var rtcpFD: Int32 = -1
-        if mode == .udp {
-            let (rtp, rtcp, port) = try Self.udpPair()
-            rtpFD = rtp; rtcpFD = rtcp
-            transportHeader = "RTP/AVP;unicast;client_port=\(port)-\(port + 1)"
-        }
-        let setup = try c.request("SETUP", trackURL, headers: [("Transport", transportHeader)])
-        if rtcpFD >= 0 {
-            rtcpPort = RTCPPort(fd: rtcpFD, destination: Self.serverRTCPAddress(setup, control: c.fd))
+        var mode = mode
+        var setup = try self.setup(mode, c)
+        if Self.refusesTransport(setup), let other = fallback(from: mode) {
+            // RFC 2326 §11.4.8: 461 Unsupported Transport (or a refusal that offers no
+            // Transport): the other lower transport, on the same connection when the server
+            // keeps it open, else on a new one.
+            Log.info("\(label): SETUP over \(mode == .tcp ? "TCP" : "UDP") answered \(setup.status) \(Self.printable(setup.reason)): trying \(other == .tcp ? "TCP (interleaved)" : "UDP")")
+            closeMedia()
+            mode = other
+            if let again = try? self.setup(mode, c) {
+                setup = again
+            } else {
+                c = try RTSPControl(host: target.host, port: target.port, user: url.user, password: url.password)
+                control = c
+                setup = try self.setup(mode, c)
+            }
         }
         try Self.check(setup, "SETUP", trackURL)
         if let s = setup.header("session") {
@@ -123,6 +128,47 @@ public final class RTSPSource: ByteSource {
         counters.connections += 1
         Log.info("\(label): playing over \(mode == .tcp ? "TCP (interleaved)" : "UDP")"
                  + (otherTracks.isEmpty ? "" : "; also offered, not played: \(Self.list(otherTracks))"))
+    }
+
+    /// Sends SETUP for `mode` (binding the UDP pair first); keeps the RTCP port's address.
+    private func setup(_ mode: RTSPTransport, _ c: RTSPControl) throws -> RTSPResponse {
+        transport = mode
+        var transportHeader = "RTP/AVP/TCP;unicast;interleaved=0-1"
+        var rtcpFD: Int32 = -1
+        if mode == .udp {
+            let (rtp, rtcp, port) = try Self.udpPair()
+            rtpFD = rtp; rtcpFD = rtcp
+            transportHeader = "RTP/AVP;unicast;client_port=\(port)-\(port + 1)"
+        }
+        let setup = try c.request("SETUP", trackURL, headers: [("Transport", transportHeader)])
+        if rtcpFD >= 0 {
+            rtcpPort = RTCPPort(fd: rtcpFD, destination: Self.serverRTCPAddress(setup, control: c.fd))
+        }
+        return setup
+    }
+
+    /// A SETUP refused for its transport: 461 Unsupported Transport (RFC 2326 §11.4.8), or any
+    /// other 4xx that names no Transport of its own.
+    static func refusesTransport(_ r: RTSPResponse) -> Bool {
+        r.status == 461 || ((400...499).contains(r.status) && r.status != 401 && r.status != 404 && r.header("transport") == nil)
+    }
+
+    /// The transport to try when the server refuses `mode`: TCP after UDP in auto mode, UDP
+    /// after TCP when TCP was asked for (`--rtsp-transport tcp`); none after auto mode's TCP (its UDP
+    /// already failed) or a UDP that was asked for.
+    private func fallback(from mode: RTSPTransport) -> RTSPTransport? {
+        switch (mode, transportWanted) {
+        case (.udp, .auto): return .tcp
+        case (.tcp, .tcp): return .udp
+        default: return nil
+        }
+    }
+
+    /// Closes the UDP sockets of a refused SETUP.
+    private func closeMedia() {
+        if rtpFD >= 0 { Glibc.close(rtpFD) }
+        rtpFD = -1
+        rtcpPort = nil
     }
 
     /// A server's text as one safe log line: control characters (a terminal's escape sequences)

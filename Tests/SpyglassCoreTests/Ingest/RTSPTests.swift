@@ -135,6 +135,28 @@ import Glibc
         #expect(r.summary.rtp && r.summary.datagramsLost == 0)
     }
 
+    /// Issue 22: a server that allows only one lower transport answers a SETUP for the other with
+    /// 461 Unsupported Transport (RFC 2326 §11.4.8). Auto mode goes to TCP at once; TCP asked
+    /// for goes to UDP; every picture bit-exact. UDP asked for of a TCP-only server is the 461.
+    @Test(.enabled(if: available, "gst-rtsp-server is not installed: run tools/setup"),
+          arguments: [("tcp", RTSPTransport.auto), ("udp", .tcp)])
+    func aServerThatRefusesOneTransportIsPlayedOverTheOther(allowed: String, asked: RTSPTransport) throws {
+        let ref = Self.refPath()
+        let (server, port) = try Self.server(["--protocols", allowed], ref: ref)
+        defer { server.process.terminate() }
+        let r = try Self.play("rtsp://127.0.0.1:\(port)/test", transport: asked)
+        #expect(r.hashes == (try Fixtures.ffmpegFrameMD5(ref)), "only \(allowed) allowed, \(asked) asked")
+        #expect(r.summary.rtp && r.summary.datagramsLost == 0)
+        if allowed == "tcp" {
+            do {
+                _ = try RTSPSource(url: try RTSPURL(parsing: "rtsp://127.0.0.1:\(port)/test"), transport: .udp)
+                Issue.record("UDP asked of a TCP-only server was accepted")
+            } catch {
+                #expect("\(error)".contains("SETUP answered 461"), "\(error)")
+            }
+        }
+    }
+
     /// Issue 19: a packet the server's payloader never sent (`--drop-rtp`, a test-only loss) is
     /// asked for with a PLI on the server's RTCP port (UDP) or the interleaved RTCP channel (TCP);
     /// gst-rtsp-server's rtpbin has its encoder answer with an IDR (an IDR only every 300

@@ -202,13 +202,16 @@ public final class RTSPSource: ByteSource {
         }
     }
 
-    /// Picks the H.264/H.265 video track of the SDP and its control URL.
+    /// Picks the H.264/H.265 video track of the SDP and its control URL; with none, an MPEG-TS
+    /// track (`a=rtpmap:33 MP2T/90000`, RFC 2250, as encoders, SAT>IP servers and VLC serve),
+    /// whose TS is demultiplexed as over plain UDP (``RTPMPEGTSDepacketizer``).
     private func readSDP(_ text: String) throws {
         let sections = MediaSection.sections(in: text)
         let chosen = sections.first { $0.media == "video" && $0.description.codec != nil }
+            ?? sections.first { $0.encodingName?.uppercased().hasPrefix("MP2T") == true }
         otherTracks = sections.filter { $0 != chosen }.map { Self.printable($0.media + ($0.encodingName.map { " (\($0))" } ?? "")) }
         guard let chosen else {
-            throw SourceError.open("\(label): the server offers no H.264/H.265 video track (\(otherTracks.isEmpty ? "no tracks" : Self.list(otherTracks)))")
+            throw SourceError.open("\(label): the server offers no H.264/H.265 or MPEG-TS video track (\(otherTracks.isEmpty ? "no tracks" : Self.list(otherTracks)))")
         }
         sessionDescription = chosen.description
         described = true

@@ -8,6 +8,8 @@ package final class SRTSocket {
     let handle: SRTSOCKET
     private let epoll: Int32
     private var closed = false
+    /// A listener's copy of the one stream id it takes (``SRTURL/streamID``), freed on close.
+    private var acceptedID: UnsafeMutablePointer<CChar>?
     /// Largest message in live mode, bytes (`SRT_LIVE_DEF_PLSIZE`: 7 × 188).
     package static let liveMessageBytes = 1316
 
@@ -25,6 +27,15 @@ package final class SRTSocket {
         ok = ok && spy_srt_set_bool(handle, SRTO_SNDSYN, false) != SRT_ERROR
         ok = ok && spy_srt_set_int(handle, SRTO_LATENCY, Int32(url.latencyMillis)) != SRT_ERROR
         if let secret = url.passphrase { ok = ok && spy_srt_set_string(handle, SRTO_PASSPHRASE, secret) != SRT_ERROR }
+        if let n = url.keyLength { ok = ok && spy_srt_set_int(handle, SRTO_PBKEYLEN, Int32(n)) != SRT_ERROR }
+        if let id = url.streamID {
+            if url.mode == .caller {
+                ok = ok && spy_srt_set_string(handle, SRTO_STREAMID, id) != SRT_ERROR
+            } else {
+                acceptedID = spy_srt_accept_only(handle, id)
+                ok = ok && acceptedID != nil
+            }
+        }
         guard ok, epoll >= 0 else {
             let text = Self.lastError
             close()
@@ -136,8 +147,29 @@ package final class SRTSocket {
         case SRT_REJ_BADSECRET.rawValue: return "wrong passphrase (SRT_REJ_BADSECRET: \(text))"
         case SRT_REJ_UNSECURE.rawValue: return "passphrase mismatch: one end has none (SRT_REJ_UNSECURE: \(text))"
         case SRT_REJ_TIMEOUT.rawValue: return "no SRT listener answered (SRT_REJ_TIMEOUT: \(text))"
-        default: return text
+        default:
+            // 1000 and up: the server's own access control (srt/access_control.h), usually
+            // about the stream id: 1403 forbidden, 1404 not found …
+            guard r >= SRT_REJC_PREDEFINED else { return text }
+            return "the server refused the call: \(Self.accessControlText(Int(r)))"
         }
+    }
+
+    /// An access-control reject code as a line (srt/access_control.h; HTTP's codes + 1000).
+    static func accessControlText(_ code: Int) -> String {
+        let names = [1400: "bad request (SRT_REJX_BAD_REQUEST)", 1401: "unauthorized (SRT_REJX_UNAUTHORIZED)",
+                     1402: "overloaded (SRT_REJX_OVERLOAD)", 1403: "forbidden (SRT_REJX_FORBIDDEN: a wrong or missing stream id?)",
+                     1404: "not found (SRT_REJX_NOTFOUND: no stream by that id)", 1405: "bad mode (SRT_REJX_BAD_MODE)",
+                     1406: "unacceptable (SRT_REJX_UNACCEPTABLE)", 1409: "conflict (SRT_REJX_CONFLICT)"]
+        return "\(code) " + (names[code] ?? (code >= 2000 ? "the application's own code" : "a server error"))
+    }
+
+    /// The stream id this socket carries: on a socket a listener accepted, the caller's (nil:
+    /// none).
+    package var streamID: String? {
+        var buffer = [CChar](repeating: 0, count: 513)
+        guard spy_srt_get_streamid(handle, &buffer) > 0 else { return nil }
+        return String(cString: buffer)
     }
 
     /// Closes the sockets of one SRT end (a connection, a call in progress, a listener) and
@@ -148,10 +180,11 @@ package final class SRTSocket {
     }
 
     /// True when the peer refused for a reason a new call cannot mend: the passphrases differ
-    /// (`SRT_REJ_BADSECRET`) or only one end has one (`SRT_REJ_UNSECURE`).
+    /// (`SRT_REJ_BADSECRET`), only one end has one (`SRT_REJ_UNSECURE`), or the server's access
+    /// control refused us (1000 and up: a stream id it does not take).
     package var refusedForGood: Bool {
-        let r = UInt32(srt_getrejectreason(handle))
-        return r == SRT_REJ_BADSECRET.rawValue || r == SRT_REJ_UNSECURE.rawValue
+        let r = srt_getrejectreason(handle)
+        return UInt32(r) == SRT_REJ_BADSECRET.rawValue || UInt32(r) == SRT_REJ_UNSECURE.rawValue || r >= SRT_REJC_PREDEFINED
     }
 
     /// The link statistics since the connection opened (`srt_bistats`, totals).
@@ -167,5 +200,7 @@ package final class SRTSocket {
         closed = true
         _ = srt_epoll_release(epoll)
         _ = srt_close(handle)
+        free(acceptedID)
+        acceptedID = nil
     }
 }

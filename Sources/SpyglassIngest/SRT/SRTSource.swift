@@ -150,7 +150,7 @@ public final class SRTSource: ByteSource {
     private func acceptNext(_ timeoutMicros: Int) -> SourceEvent {
         guard let l = listener, l.wait(timeoutMicros: timeoutMicros) != 0, let (s, peer) = l.accept() else { return .timeout }
         connected(s)
-        Log.info("\(label): \(peer) connected")
+        Log.info("\(label): \(peer) connected" + (s.streamID.map { ", stream id '\(Self.printable($0))'" } ?? ""))
         return base.connections > 1 ? .connected : .timeout
     }
 
@@ -176,14 +176,26 @@ public final class SRTSource: ByteSource {
         guard c.state == SRTS_CONNECTED else {
             let why = c.rejectReason
             if why != lastFailure { Log.info("\(label): reconnecting: \(why)"); lastFailure = why }
+            let forGood = c.refusedForGood
             c.close()
             retryLater()
+            // A refusal no new call mends (a stream id, a passphrase): ask again only now and then.
+            if forGood { nextAttemptMicros = MonotonicClock.nowMicros() + Self.refusedRetryMicros }
             return .timeout
         }
         connected(c)
         lastFailure = ""
         Log.info("\(label): connected\(base.connections > 1 ? " again" : "")")
         return .connected
+    }
+
+    /// Time between calls after a refusal no new call mends, µs.
+    static let refusedRetryMicros: UInt64 = 10_000_000
+
+    /// A caller's stream id as one safe log line: control characters shown as `?`, at most 80.
+    static func printable(_ text: String) -> String {
+        let clean = String(text.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) })
+        return clean.count > 80 ? String(clean.prefix(79)) + "…" : clean
     }
 
     private func retryLater() {

@@ -8,6 +8,10 @@
 ///   ends propose one and the larger wins (SRT handshake, `SRTO_RCVLATENCY`/`SRTO_PEERLATENCY`).
 /// - `passphrase`: AES key-exchange secret, 10 to 79 characters (libsrt's `SRTO_PASSPHRASE`
 ///   rule), percent-decoded; both ends must agree.
+/// - `streamid`: `SRTO_STREAMID`, percent-decoded, at most 512 bytes: a caller sends it, and
+///   servers (MediaMTX `read:cam1`, SRS `#!::r=live/cam1,m=request`) route or refuse by it; a
+///   listener takes only callers that send exactly it.
+/// - `pbkeylen`: the AES key length, bytes (`SRTO_PBKEYLEN`: 16, 24 or 32; default libsrt's).
 public struct SRTURL: Equatable, Sendable, CustomStringConvertible {
     /// Who opens the connection.
     public enum Mode: String, Sendable { case caller, listener }
@@ -22,6 +26,10 @@ public struct SRTURL: Equatable, Sendable, CustomStringConvertible {
     public var latencyMillis: Int
     /// The AES passphrase, or nil for an unencrypted stream.
     public var passphrase: String?
+    /// The stream id sent as a caller, or the only one taken as a listener (nil: none).
+    public var streamID: String?
+    /// The AES key length, bytes (16, 24, 32), or nil for libsrt's default.
+    public var keyLength: Int?
 
     /// Default receive latency, ms: enough for a retransmission on a LAN, no more.
     public static let defaultLatencyMillis = 20
@@ -93,8 +101,15 @@ public struct SRTURL: Equatable, Sendable, CustomStringConvertible {
             let secret = value.removingPercentEncodingIfPossible
             guard (10...79).contains(secret.count) else { throw ParseError.badParameter("\(url): the passphrase must be 10 to 79 characters") }
             passphrase = secret
+        case "streamid":
+            let id = value.removingPercentEncodingIfPossible
+            guard !id.isEmpty, id.utf8.count <= 512, !id.utf8.contains(0) else { throw ParseError.badParameter("\(url): the stream id must be 1 to 512 bytes") }
+            streamID = id
+        case "pbkeylen":
+            guard let n = Int(value), [16, 24, 32].contains(n) else { throw ParseError.badParameter("\(url): pbkeylen '\(value)' (use 16, 24 or 32)") }
+            keyLength = n
         default:
-            throw ParseError.badParameter("\(url): unknown parameter '\(key)' (use mode, latency, passphrase)")
+            throw ParseError.badParameter("\(url): unknown parameter '\(key)' (use mode, latency, passphrase, streamid, pbkeylen)")
         }
     }
 
@@ -106,6 +121,8 @@ public struct SRTURL: Equatable, Sendable, CustomStringConvertible {
         if mode != implied { params.append("mode=\(mode.rawValue)") }
         if latencyMillis != Self.defaultLatencyMillis { params.append("latency=\(latencyMillis)") }
         if passphrase != nil { params.append("passphrase=…") }
+        if let streamID { params.append("streamid=\(streamID)") }
+        if let keyLength { params.append("pbkeylen=\(keyLength)") }
         return "srt://\(h):\(port)" + (params.isEmpty ? "" : "?" + params.joined(separator: "&"))
     }
 }

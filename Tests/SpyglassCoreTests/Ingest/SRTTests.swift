@@ -205,6 +205,51 @@ import Glibc
         #expect(r.summary.tsContinuityErrors > 0 && r.summary.damagedAccessUnits > 0)
     }
 
+    /// Issue 22: `streamid=` (MediaMTX's `read:cam1`, SRS's `#!::r=live/cam1,m=request`) is
+    /// percent-decoded, shown, and at most 512 bytes; `pbkeylen=` is 16, 24 or 32.
+    @Test func streamIDsAndKeyLengthsInTheURL() throws {
+        let u = try SRTURL(parsing: "srt://mtx:8890?streamid=%23!::r=live/cam1,m=request&pbkeylen=32")
+        #expect(u.streamID == "#!::r=live/cam1,m=request" && u.keyLength == 32)
+        #expect(u.description.contains("streamid=#!::r=live/cam1,m=request"))
+        #expect(try SRTURL(parsing: "srt://h:1?streamid=" + String(repeating: "y", count: 512)).streamID?.count == 512)
+    }
+
+    /// A listener with `?streamid=` takes only a caller that sends that stream id: `spyglass
+    /// send` with another is refused in the handshake, once, with the reason (1403 forbidden),
+    /// and with the right one plays; the listener names the caller's stream id.
+    @Test func aListenerTakesOnlyItsStreamID() throws {
+        let port = try Sender.freeUDPPort()
+        let spyglass = try Fixtures.start(Fixtures.spyglassBinary, ["play", "srt://:\(port)?streamid=read:cam1", "--display", "none",
+                                                                    "--timeout", "3"])
+        defer { spyglass.process.terminate() }
+        try #require(Wait.until { Fixtures.udpPortIsBound(port) }, "spyglass listens within 10 s")
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "srt://127.0.0.1:\(port)?streamid=read:cam2",
+                                                                      "--size", "320x240", "--duration", "5"], timeoutSeconds: 60)
+        #expect(rc != 0 && err.contains("1403 forbidden"), "the wrong stream id is refused with the reason: \(err)")
+        let (rc2, _, err2) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "srt://127.0.0.1:\(port)?streamid=read:cam1",
+                                                                        "--size", "320x240", "--duration", "3"], timeoutSeconds: 60)
+        #expect(rc2 == 0, "\(err2)")
+        let (status, out) = spyglass.wait()
+        #expect(status == 0 && out.contains("connected, stream id 'read:cam1'"), "\(out)")
+        let decoded = out.split(separator: "\n").last { $0.contains("frames decoded") }
+        #expect(decoded.map { !$0.contains(" 0 frames decoded") } == true, "the right stream id plays: \(out)")
+    }
+
+    /// GStreamer's srtsink as a listener that checks the stream id (tools/srt-server,
+    /// `caller-connecting`): a caller with a wrong one is refused at once, one line, no retries.
+    @Test func aGStreamerListenerRefusesAWrongStreamIDOnce() throws {
+        let port = try Sender.freeUDPPort()
+        let server = try Fixtures.start("/usr/bin/python3", [Fixtures.root.appendingPathComponent("tools/srt-server").path,
+                                                             "--port", "\(port)", "--streamid", "read:cam1"])
+        defer { server.process.terminate() }
+        try #require(Wait.until(timeoutSeconds: 30) { Fixtures.udpPortIsBound(port) }, "the SRT listener is up")
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", "srt://127.0.0.1:\(port)?streamid=wrong", "--display", "none"],
+                                            timeoutSeconds: 60)
+        #expect(rc == 1 && err.split(separator: "\n").filter { $0.contains("error:") }.count == 1, "\(err)")
+        let said = (try? String(contentsOfFile: server.errPath, encoding: .utf8)) ?? ""
+        #expect(said.components(separatedBy: "stream id 'wrong' refused").count == 2, "one call, refused by the server's check: \(said)")
+    }
+
     @Test func urlDefaultsAndErrors() throws {
         let caller = try SRTURL(parsing: "srt://cam.local:9000")
         #expect(caller.mode == .caller && caller.latencyMillis == 20 && caller.passphrase == nil)
@@ -214,7 +259,8 @@ import Glibc
         #expect(listener.description == "srt://:9000?latency=120&passphrase=…", "the secret never reaches a log")
         #expect(try SRTURL(parsing: "srt://10.0.0.2:9000?mode=listener").mode == .listener)
         for bad in ["srt://:9000?mode=caller", "srt://h:9000?mode=rendezvous", "srt://h:9000?latency=-1",
-                    "srt://h:9000?passphrase=short", "srt://h:9000?streamid=x", "srt://h:0"] {
+                    "srt://h:9000?passphrase=short", "srt://h:9000?streamid=", "srt://h:9000?pbkeylen=15",
+                    "srt://h:9000?streamid=" + String(repeating: "x", count: 513), "srt://h:0"] {
             #expect(throws: (any Error).self, "\(bad)") { try SourceURL(parsing: bad) }
         }
     }

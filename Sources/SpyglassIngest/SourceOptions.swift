@@ -14,8 +14,9 @@ public struct SourceOptions: Sendable {
     /// How RTP comes from an RTSP server.
     public var rtspTransport: RTSPTransport = .auto
     /// The stream is declared RTP (`--rtp`, `--sdp`): a UDP source binds its RTCP port (port + 1)
-    /// at once rather than after two RTP packets, so the sender report a sender writes with its
-    /// first picture is not lost (and with it a second of keyframe requests sent nowhere).
+    /// at the first datagram rather than after two RTP packets, so the sender report a sender
+    /// writes with its first picture is not lost (and with it a second of keyframe requests sent
+    /// nowhere). Not at open: port + 1 may be the next feed's.
     public var rtpDeclared = false
 
     public init() {}

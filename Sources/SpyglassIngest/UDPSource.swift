@@ -32,6 +32,9 @@ public final class UDPSource: ByteSource {
     /// that port is taken.
     private var rtcp: RTCPPort?
     private var rtcpTried = false
+    /// The stream is declared RTP: port + 1 is bound at the first datagram, not after two RTP
+    /// packets agree (not at open: the next port may be another feed's, opened after this one).
+    private var rtpDeclared = false
     /// The last datagram that looked like RTP (SSRC, sequence number): RTCP's port is bound only
     /// once two in a row agree, so a raw Annex B or MPEG-TS stream, whose bytes look like an RTP
     /// header now and then, never takes port + 1 from a neighbouring feed.
@@ -82,8 +85,8 @@ public final class UDPSource: ByteSource {
     ///   - multicastInterface: for a multicast group, the interface to join on (name or address).
     ///   - allowFrom: senders accepted; others are dropped and counted (empty = all).
     ///   - label: the name in log lines (default: the URL).
-    ///   - bindRTCPAtOnce: the stream is declared RTP: bind port + 1 for RTCP now, not once two
-    ///     RTP packets agree (RFC 3550 §11).
+    ///   - bindRTCPAtOnce: the stream is declared RTP: bind port + 1 for RTCP at the first
+    ///     datagram, not once two RTP packets agree (RFC 3550 §11).
     /// - Throws: ``SourceError/open(_:)``, e.g. "udp://:5600: port already in use".
     public init(host: String?, port: UInt16, receiveBufferBytes: Int = 8 << 20,
                 readBufferBytes: Int = UDPSource.maxDatagramBytes, multicastInterface: String? = nil,
@@ -124,10 +127,7 @@ public final class UDPSource: ByteSource {
             // Port 0 asked for: name the port the kernel gave.
             self.label = SourceURL.udp(host: host, port: port, interface: multicastInterface).description
         }
-        if bindRTCPAtOnce {
-            rtcpTried = true
-            bindRTCP()
-        }
+        rtpDeclared = bindRTCPAtOnce
     }
 
     /// Waits up to `timeoutMicros` µs for one datagram of the stream's sender and reads it into
@@ -200,7 +200,12 @@ public final class UDPSource: ByteSource {
         counters.datagrams += 1
         counters.bytes += count
         if truncated { counters.truncatedDatagrams += 1 }
-        if !rtcpTried { bindRTCPOnceRTPIsCertain(UnsafeRawBufferPointer(rebasing: buffer[..<count])) }
+        if !rtcpTried && rtpDeclared {
+            rtcpTried = true
+            bindRTCP()
+        } else if !rtcpTried {
+            bindRTCPOnceRTPIsCertain(UnsafeRawBufferPointer(rebasing: buffer[..<count]))
+        }
         return .data(count: count, arrivalMicros: now, truncated: truncated)
     }
 

@@ -98,7 +98,7 @@ enum PlayArguments {
         case "--raw": r.transport = .raw
         case "--reorder-ms": r.reorderWindowMicros = Int(try a.number(arg, 0...5_000) * 1000)
         case "--keyframe-requests": r.keyframeRequests = try a.onOff(arg)
-        case "--keyframe-url": r.keyframeURL = try a.value(arg)
+        case "--keyframe-url": r.keyframeURL = try a.value(arg); if let why = KeyframeURL.problem(with: r.keyframeURL!) { throw CLIError.usage("--keyframe-url: \(why)") }
         case "--join-timeout-ms": r.joinTimeoutMicros = Int(try a.number(arg, 0...600_000) * 1000)
         case "--join":
             let v = try a.value(arg)

@@ -39,6 +39,26 @@ public final class KeyframeURL: Sendable {
         t.start()
     }
 
+    /// Whether `url` can be asked: `http://` or `https://` with a host (libcurl is held to
+    /// those two). The reason when not.
+    public static func problem(with url: String) -> String? {
+        let lower = url.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return "'\(shown(url))' is not an http:// or https:// URL" }
+        guard url.count <= 2048 else { return "the URL is longer than 2048 characters" }
+        guard !url.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } == true }) else { return "the URL has spaces or control characters" }
+        return nil
+    }
+
+    /// The URL as it may be printed: credentials replaced by `…`, at most 120 characters.
+    public static func shown(_ url: String) -> String {
+        var text = url
+        if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
+           !text[scheme.upperBound..<at].contains("/") {
+            text.replaceSubrange(scheme.upperBound..<at, with: "…")
+        }
+        return text.count > 120 ? String(text.prefix(119)) + "…" : text
+    }
+
     /// `curl_global_init`, once per process, before any thread uses libcurl.
     private static let globalInit: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
@@ -72,11 +92,12 @@ public final class KeyframeURL: Sendable {
             guard wanted.exchange(false, ordering: .acquiringAndReleasing) else { return }
             var status = 0
             let rc = spy_curl_get(url, 2_000, &status)
-            let ok = rc == CURLE_OK && (200..<300).contains(status)
+            // A body past 64 KiB ends the transfer (CURLE_WRITE_ERROR) after the status came.
+            let ok = (rc == CURLE_OK || rc == CURLE_WRITE_ERROR) && (200..<300).contains(status)
             counts.withLock { $0.asked += 1; if ok { $0.answered += 1 } }
-            let why = rc != CURLE_OK ? String(cString: curl_easy_strerror(rc)) : ok ? nil : "HTTP \(status)"
+            let why = ok ? nil : status > 0 ? "HTTP \(status)" : String(cString: curl_easy_strerror(rc))
             if let why, logged.count < 4, logged.insert(why).inserted {
-                Log.info("\(label): --keyframe-url \(url): \(why) (said once)")
+                Log.info("\(label): --keyframe-url \(Self.shown(url)): \(why) (said once)")
             }
         }
     }

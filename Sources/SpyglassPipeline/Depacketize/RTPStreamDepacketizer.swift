@@ -141,7 +141,7 @@ public struct RTPStreamDepacketizer: Depacketizer {
     private mutating func sendOutgoing(nowMicros: UInt64, emit: (DepacketizerEvent) -> Void) {
         if let out = session.outgoing(nowMicros: nowMicros) { emit(.toSender(out.bytes, keyframeRequest: out.keyframeRequest)) }
         if session.takeSilentSenderNotice() {
-            emit(.note("the sender does not answer keyframe requests (\(KeyframeRequester.unansweredBeforeNotice) sent, no keyframe came); still asking, at most \(KeyframeRequester.maximumPerSecond) a second"))
+            emit(.note("no keyframe came after \(KeyframeRequester.unansweredBeforeNotice) keyframe requests: the sender does not answer them, or they do not reach it; still asking, at most \(KeyframeRequester.maximumPerSecond) a second"))
         }
     }
 

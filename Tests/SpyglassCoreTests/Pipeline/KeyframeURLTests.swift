@@ -38,6 +38,19 @@ import Testing
         #expect(asked, "the camera got the GET: \((try? String(contentsOfFile: server.errPath, encoding: .utf8)) ?? "")")
     }
 
+    /// Only http(s) URLs are taken (a `file:///dev/zero` read forever, found by a bad-input run),
+    /// and credentials never reach the log.
+    @Test func onlyHTTPIsAskedAndCredentialsAreNotShown() {
+        #expect(KeyframeURL.problem(with: "http://cam/request/idr") == nil)
+        #expect(KeyframeURL.problem(with: "HTTPS://cam:8443/request/idr") == nil)
+        for bad in ["file:///dev/zero", "ftp://cam/x", "notaurl", "", "http://cam/a b", "http://" + String(repeating: "x", count: 3000)] {
+            #expect(KeyframeURL.problem(with: bad) != nil, "\(bad.prefix(40))")
+        }
+        #expect(KeyframeURL.shown("http://admin:s3cr%40t@cam/request/idr") == "http://…@cam/request/idr")
+        #expect(KeyframeURL.shown("http://cam/request/idr?a=b@c") == "http://cam/request/idr?a=b@c", "an @ after the path is no credential")
+        #expect(KeyframeURL.shown("http://" + String(repeating: "x", count: 300)).count == 120)
+    }
+
     @Test func aCleanStreamAsksNothing() throws {
         let (server, port) = try Self.httpServer()
         defer { server.process.terminate() }

@@ -21,6 +21,9 @@ public enum Metric: String, CaseIterable, Sendable, Codable {
     case idleFlushes = "idle_flushes", cutNALUnits = "cut_nal_units"
     // MPEG-TS depacketizer.
     case tsPackets = "ts_packets", tsContinuityErrors = "ts_continuity_errors", tsPacketsDropped = "ts_packets_dropped"
+    /// TS packets that came in 192-byte packets (M2TS: an arrival stamp before each) and in
+    /// 204-byte ones (DVB: parity after each) (``TSPacketSize``).
+    case tsPacketsM2TS = "ts_packets_m2ts", tsPacketsWithParity = "ts_packets_with_parity"
     /// KLV metadata (SMPTE ST 336) local sets read, and KLV PES payloads dropped as malformed
     /// (bad BER length, bad checksum, too large).
     case klvLocalSets = "klv_local_sets", malformedKLV = "malformed_klv"

@@ -154,6 +154,8 @@ public struct FeedSummary: Codable, Sendable {
     public var tsPackets = 0
     public var tsContinuityErrors = 0
     public var tsPacketsDropped = 0
+    /// The TS packet size, bytes (188, 192 or 204), when MPEG-TS came (``TSPacketSize``).
+    public var tsPacketBytes: Int?
     /// SRT's own statistics of the link (RTT, latency, loss, retransmissions, drops), for an SRT
     /// source. Its drops are also in ``datagramsLost``.
     public var srt: SRTStatistics?
@@ -194,6 +196,7 @@ public struct FeedSummary: Codable, Sendable {
         srt = m.srt
         repairs = m[.repairs]; repairsFailed = m[.repairsFailed]
         tsPackets = m[.tsPackets]; tsContinuityErrors = m[.tsContinuityErrors]; tsPacketsDropped = m[.tsPacketsDropped]
+        tsPacketBytes = m[.tsPacketsM2TS] > 0 ? 192 : m[.tsPacketsWithParity] > 0 ? 204 : tsPackets > 0 ? 188 : nil
         datagrams = m[.datagrams]; bytes = m[.bytes]; emptyDatagrams = m[.emptyDatagrams]
         truncatedDatagrams = m[.truncatedDatagrams]; connections = m[.connections]; disallowed = m[.disallowed]
         otherSenderDatagrams = m[.otherSender]; senderTakeovers = m[.senderTakeovers]
@@ -243,7 +246,7 @@ public struct FeedSummary: Codable, Sendable {
         if let d = decodeMillisP50 { s += String(format: "; decode p50 %.2f ms", d) }
         if let r = reorderMillisP50 { s += String(format: " (then held for B-frame order: p50 %.2f ms)", r) }
         var extra: [String] = []
-        if tsPackets > 0 { extra.append("MPEG-TS: \(tsPackets) packets, \(tsContinuityErrors) continuity errors" + (tsPacketsDropped > 0 ? ", \(tsPacketsDropped) dropped" : "")) }
+        if tsPackets > 0 { extra.append("MPEG-TS: \(tsPackets) packets" + (tsPacketBytes.map { $0 != 188 ? " of \($0) bytes" : "" } ?? "") + ", \(tsContinuityErrors) continuity errors" + (tsPacketsDropped > 0 ? ", \(tsPacketsDropped) dropped" : "")) }
         if let l = srt { extra.append(Self.srtText(l)) }
         if rtp { extra.append("RTP: \(datagramsLost) lost, \(datagramsReordered) reordered, \(datagramsDuplicated) duplicated"
                               + (ssrcChanges > 0 ? ", \(ssrcChanges) SSRC changes" : "")

@@ -113,6 +113,7 @@ public struct MPEGTSDepacketizer: Depacketizer {
                 continue
             }
             packet(carry[(i + o)..<(i + o + 188)], arrivalMicros: arrivalMicros, emit: emit)
+            if size != .standard { counters[size == .timestamped ? .tsPacketsM2TS : .tsPacketsWithParity, default: 0] += 1 }
             i += s
         }
         carry.removeFirst(i)

@@ -56,6 +56,8 @@ public struct StreamProbe: Sendable {
         public var rtpLost: Int?
         /// How the video was carried: a ``Framing`` name ("annex-b", "rtp", "mpeg-ts", "rtp-mpegts").
         public var framing: String?
+        /// MPEG-TS: the packet size, bytes (188, 192 or 204; ``TSPacketSize``).
+        public var tsPacketBytes: Int?
         /// What was wrong: invalid NAL units, junk, decode errors, damaged access units.
         public var errors: [String] = []
         /// What arrived at all: datagrams or reads (``receivedAre``) and bytes, and for how long it was read, s.
@@ -177,6 +179,7 @@ public struct StreamProbe: Sendable {
         if s.rtp { report.rtp = true; report.rtpLost = s.datagramsLost }
         let ts = s.tsPackets > 0
         report.framing = (s.rtp ? (ts ? Framing.rtpMPEGTS : .rtp) : (ts ? .mpegTS : .annexB)).rawValue
+        report.tsPacketBytes = s.tsPacketBytes
         report.received = s.datagrams
         report.receivedAre = s.countsAre
         report.receivedBytes = s.bytes
@@ -247,6 +250,7 @@ public struct StreamProbe: Sendable {
         let names = ["sei": "ST 0604 precision time stamp SEI", "rtcp": "RTCP sender reports", "klv": "KLV Precision Time Stamp (ST 0601 tag 2)"]
         add("time stamps", r.captureSources.isEmpty ? "none"
             : r.captureSources.keys.sorted().map { "\(names[$0] ?? $0) in \(r.captureSources[$0]!) access units" }.joined(separator: "; "))
+        if let n = r.tsPacketBytes, let size = TSPacketSize(rawValue: n) { add("MPEG-TS", size.description) }
         if r.klvLocalSets > 0 {
             add("KLV (MISB ST 0601)", "\(r.klvLocalSets) local sets" + (r.platform?.positionText.map { "; platform \($0)" } ?? ""))
         }

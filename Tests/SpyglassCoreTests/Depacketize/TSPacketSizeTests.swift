@@ -7,7 +7,7 @@ import Testing
 
 /// MPEG-TS packets of 188, 192 (M2TS: AVCHD, Blu-ray) and 204 bytes (DVB parity), told from the
 /// sync bytes' spacing (issue 22): each size is told as itself, and no other framing is taken
-/// for one of them.
+/// for one of them; the summary and probe say which.
 @Suite struct TSPacketSizeTests {
     /// `count` packets of `size` bytes: sync byte in place, the rest 0xFF (no other 0x47).
     static func packets(_ size: TSPacketSize, count: Int) -> [UInt8] {
@@ -81,5 +81,8 @@ import Testing
         let r = try Harness.decodeFile(path)
         #expect(r.hashes == (try MPEGTSTests.expected(MPEGTSTests.transportStream(frames: 30))), "\(size.rawValue)-byte packets")
         #expect(r.summary.tsContinuityErrors == 0 && r.summary.framesDecoded == 30)
+        #expect(r.summary.tsPacketBytes == size.rawValue, "the summary says the size")
+        let (probeStatus, out, probeErr) = try Fixtures.run(Fixtures.spyglassBinary, ["probe", path])
+        #expect(probeStatus == 0 && out.contains("MPEG-TS") && out.contains("\(size.rawValue)-byte packets"), "probe says the size: \(out)\(probeErr)")
     }
 }

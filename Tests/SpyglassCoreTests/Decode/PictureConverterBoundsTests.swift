@@ -9,7 +9,7 @@ import Testing
 /// that tile never sent (a newcomer saw a 4-pixel column of another feed after a resize), and
 /// at the window's right edge it wrote past the surface's last byte.
 @Suite struct PictureConverterBoundsTests {
-    /// A `width` x `height` picture in `format`, luma 200.
+    /// A `width` x `height` picture in `format`, luma 200, chroma 128.
     static func picture(width: Int, height: Int, format: AVPixelFormat) -> DecodedPicture {
         let f = av_frame_alloc()!
         f.pointee.width = Int32(width)
@@ -17,6 +17,10 @@ import Testing
         f.pointee.format = format.rawValue
         precondition(av_frame_get_buffer(f, 0) >= 0)
         precondition(av_frame_make_writable(f) >= 0)
+        // Every byte set (chroma neutral): av_frame_get_buffer leaves the planes as they were in
+        // memory, and a chroma byte that converted to 0xAB, the canary, failed the test now and
+        // then.
+        for buf in [f.pointee.buf.0, f.pointee.buf.1, f.pointee.buf.2] { if let b = buf { memset(b.pointee.data, 128, b.pointee.size) } }
         for y in 0..<height { for x in 0..<Int(f.pointee.linesize.0) { f.pointee.data.0![y * Int(f.pointee.linesize.0) + x] = 200 } }
         return DecodedPicture(frame: f)
     }

@@ -179,9 +179,9 @@ final class FeedLoop {
         case .damage:
             stage.markDamaged()
             decoder?.noteDamage()
-            keyframeURL?.damaged(.loss, nowMicros: clock.nowMicros(), rtp: depacketizer.framing == .rtp)
+            keyframeDamage(.loss)
         case .cut(let unitEnd, _):
-            keyframeURL?.damaged(.cut, nowMicros: clock.nowMicros(), rtp: depacketizer.framing == .rtp)
+            keyframeDamage(.cut)
             // The cut unit's picture, if still in progress, goes on damaged; if it already went
             // out, the pictures built on it carry the damage.
             if !stage.noteCut(unitLastByteMicros: unitEnd) { gate.noteDamageAfterTheFact() }
@@ -211,8 +211,13 @@ final class FeedLoop {
 
     /// `--keyframe-url` on a link with no RTCP: a GET when one is due, counted by its reason.
     private func askForKeyframe(_ now: UInt64) {
-        guard keyframeURL != nil, let reason = keyframeURL?.tick(nowMicros: now, rtp: depacketizer.framing == .rtp) else { return }
+        guard let reason = keyframeURL?.tick(nowMicros: now, rtp: depacketizer.framing == .rtp) else { return }
         countKeyframeRequest(reason)
+    }
+
+    /// `--keyframe-url`: the picture was damaged, or a join waits for a keyframe.
+    private func keyframeDamage(_ reason: KeyframeRequester.Reason) {
+        keyframeURL?.damaged(reason, nowMicros: clock.nowMicros(), rtp: depacketizer.framing == .rtp)
     }
 
     private func routeStage() {
@@ -269,9 +274,9 @@ final class FeedLoop {
                     + (au.codec == .h265 ? "x265: repeat-headers=1; GStreamer: h265parse config-interval=-1)"
                                          : "x264: repeat-headers=1; libcamera-vid: --inline; GStreamer: h264parse config-interval=-1)")
             Log.info("waiting for parameter sets (\(sets)) before decoding: \(hint)")
-            keyframeURL?.damaged(.join, nowMicros: clock.nowMicros(), rtp: depacketizer.framing == .rtp)
+            keyframeDamage(.join)
         case .skip:
-            keyframeURL?.damaged(.join, nowMicros: clock.nowMicros(), rtp: depacketizer.framing == .rtp)
+            keyframeDamage(.join)
         case .hold(let au, let release):
             // Sleep in short steps so that a stop (Ctrl-C, q) is never held up by the pace.
             while !stop.isSet && clock.nowMicros() < release {
@@ -292,7 +297,7 @@ final class FeedLoop {
         decoder?.decode(au) { frame in
             if frame.damaged && !au.damaged {   // concealed by the decoder
                 gate.noteDamagedPicture()
-                keyframeURL?.damaged(.loss, nowMicros: clock.nowMicros(), rtp: depacketizer.framing == .rtp)
+                keyframeDamage(.loss)
             }
             if frame.damaged { decoderSawDamage = true }
             deliver(frame)

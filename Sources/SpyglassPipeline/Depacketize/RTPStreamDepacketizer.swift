@@ -66,15 +66,18 @@ public struct RTPStreamDepacketizer: Depacketizer {
         /// A random-access picture ended: true with none of its packets lost, false damaged.
         var randomAccessEnded: Bool?
         mutating func note(_ e: RTPReceiver.Event, codec: VideoCodec?, picture: inout PictureWatch) {
+            var randomAccessSlice = false
             switch e {
             case .loss: loss = true
             case .restart: restart = true
             case .unit(let u):
-                guard let codec, let h = NALUnitHeader(codec: codec, bytes: u.bytes), h.isVCL else { return }
-                if h.isRandomAccessPoint { randomAccess = true } else { otherSlice = true }
+                if let codec, let h = NALUnitHeader(codec: codec, bytes: u.bytes), h.isVCL {
+                    randomAccessSlice = h.isRandomAccessPoint
+                    if randomAccessSlice { randomAccess = true } else { otherSlice = true }
+                }
             default: break
             }
-            if let whole = picture.note(e, codec: codec) { randomAccessEnded = whole }
+            if let whole = picture.note(e, randomAccessSlice: randomAccessSlice) { randomAccessEnded = whole }
         }
     }
 
@@ -93,14 +96,14 @@ public struct RTPStreamDepacketizer: Depacketizer {
 
         /// Notes one event in order; when a random-access picture just ended (its marker bit, or
         /// the next picture's first packet when the marker was lost), returns whether it came
-        /// whole; nil otherwise.
-        mutating func note(_ e: RTPReceiver.Event, codec: VideoCodec?) -> Bool? {
+        /// whole; nil otherwise. `randomAccessSlice`: the event is an IDR/IRAP slice.
+        mutating func note(_ e: RTPReceiver.Event, randomAccessSlice: Bool) -> Bool? {
             switch e {
             case .loss: damaged = true
             case .restart: randomAccess = false; damaged = false; inProgress = false
-            case .unit(let u):
+            case .unit:
                 inProgress = true
-                if let codec, let h = NALUnitHeader(codec: codec, bytes: u.bytes), h.isVCL, h.isRandomAccessPoint { randomAccess = true }
+                if randomAccessSlice { randomAccess = true }
             case .timestamp:
                 // A picture still in progress lost its marker; a loss before any of it is its own.
                 let ended: Bool? = inProgress && randomAccess ? !damaged : nil

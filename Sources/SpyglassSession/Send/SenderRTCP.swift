@@ -23,6 +23,8 @@ final class SenderRTCP {
     private var lastForcedMicros: UInt64?
     /// A keyframe request came since the last picture.
     private var asked = false
+    /// Where RTCP from the receiver is read into.
+    private var buffer = [UInt8](repeating: 0, count: 1500)
     /// The latest round trip from a receiver report's LSR/DLSR, µs (nil before one).
     private(set) var roundTripMicros: UInt64?
     /// Keyframe requests (PLI or FIR) heard, and IDRs written for them.
@@ -109,7 +111,6 @@ final class SenderRTCP {
     /// Reads what the receiver sent back (without waiting): notes keyframe requests and round
     /// trips. At most 64 datagrams a call, so that a flood cannot hold the next picture back.
     private func readBack(wallMicros: UInt64) {
-        var buffer = [UInt8](repeating: 0, count: 1500)
         for _ in 0..<64 {
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             guard n > 0 else { break }

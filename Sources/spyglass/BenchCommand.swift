@@ -122,7 +122,7 @@ a plot (tools/plot-latency).
     let s = session.feeds.first?.pipeline.summary
     if let s { print("frames: \(s.framesDecoded) decoded, \(s.framesDisplayed) displayed, \(s.framesDropped) dropped; \(s.decodeErrors) decode errors") }
     if let l = s?.srt { print(FeedSummary.srtText(l)) }
-    if let s, loss > 0 { print("loss: \(s.datagramsLost) packets lost; \(s.keyframeRequestsLoss + s.keyframeRequestsCut) keyframe requests; clean again \(s.recoveries) times" + (s.recoveryMillisP50.map { String(format: ", recovery p50 %.0f ms", $0) } ?? "")) }
+    if let s, loss > 0 { print("loss: \(s.datagramsLost) packets lost; \(s.keyframeRequestsLoss + s.keyframeRequestsCut) keyframe requests; clean again \(s.recoveries) time\(s.recoveries == 1 ? "" : "s")" + (s.recoveryMillisP50.map { String(format: ", recovery p50 %.0f ms", $0) } ?? "")) }
     let v = BenchVerdict(recorder: recorder, summary: s, targetMillis: target, relative: options.captureClock == .relative)
     print(v.line)
     if let csv = options.latencyLogPath {

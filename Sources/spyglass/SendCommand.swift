@@ -10,7 +10,7 @@ import SpyglassIngest
 
 let sendUsage = """
 usage: spyglass send pattern|FILE udp://HOST:PORT[?iface=NAME|ADDR]|tcp://HOST:PORT|tcp://[ADDR]:PORT?listen|
-                                  srt://HOST:PORT|srt://[ADDR]:PORT?mode=listener[&latency=MS&passphrase=…] [options]
+                                  srt://HOST:PORT|srt://[ADDR]:PORT?mode=listener[&latency=MS&passphrase=…&streamid=ID] [options]
 
 Streams raw Annex B (or RTP with --rtp) at real-time pace. Each access unit of the pattern carries an ST 0604
 precision time stamp SEI with its capture instant; a file keeps its own SEI (--stamp adds ours).

@@ -18,7 +18,7 @@ usage: spyglass play SOURCE [SOURCE …] [--wall FILE] [options]
        spyglass --version                            (this build and the libraries it loaded)
 
 SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://[USER:PASS@]HOST[:PORT]/PATH |
-        srt://HOST:PORT | srt://[ADDR]:PORT?mode=listener (&latency=MS, default 20; &passphrase=…) | FILE | -
+        srt://HOST:PORT | srt://[ADDR]:PORT?mode=listener (&latency=MS, default 20; &passphrase=…; &streamid=ID; &pbkeylen=16|24|32) | FILE | -
   MPEG-TS: add ?program=N or ?pid=N (udp://, tcp://, FILE) to choose a program or a video PID.
   Several SOURCEs play as one feed each, on their own threads, in one window with a tile per feed
   (the wall), or headless with --display none; `{n}` in --framemd5/--latency-log/--record/--summary

@@ -44,6 +44,10 @@ public final class KeyframeURL: Sendable {
     public static func problem(with url: String) -> String? {
         let lower = url.lowercased()
         guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return "'\(shown(url))' is not an http:// or https:// URL" }
+        let rest = url[url.range(of: "://")!.upperBound...]
+        guard let host = rest.split(separator: "/", omittingEmptySubsequences: false).first, !host.isEmpty, !host.hasSuffix("@") else {
+            return "'\(shown(url))' names no host"
+        }
         guard url.count <= 2048 else { return "the URL is longer than 2048 characters" }
         guard !url.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } == true }) else { return "the URL has spaces or control characters" }
         return nil

@@ -43,7 +43,7 @@ import Testing
     @Test func onlyHTTPIsAskedAndCredentialsAreNotShown() {
         #expect(KeyframeURL.problem(with: "http://cam/request/idr") == nil)
         #expect(KeyframeURL.problem(with: "HTTPS://cam:8443/request/idr") == nil)
-        for bad in ["file:///dev/zero", "ftp://cam/x", "notaurl", "", "http://cam/a b", "http://" + String(repeating: "x", count: 3000)] {
+        for bad in ["file:///dev/zero", "ftp://cam/x", "notaurl", "", "http://", "http:///x", "http://user@/x", "http://cam/a b", "http://" + String(repeating: "x", count: 3000)] {
             #expect(KeyframeURL.problem(with: bad) != nil, "\(bad.prefix(40))")
         }
         #expect(KeyframeURL.shown("http://admin:s3cr%40t@cam/request/idr") == "http://…@cam/request/idr")

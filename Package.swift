@@ -23,6 +23,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // libsrt (Secure Reliable Transport, Haivision), the OpenSSL flavour: srt:// sources and `send`.
         .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-openssl-dev"])]),
+        // OpenSSL (libssl, libcrypto): TLS for rtsps:// (RTSP over TLS), certificates checked.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // GNU extensions of glibc (ppoll, accept4) that Swift's Glibc module hides.
         .target(name: "CSystem"),
         // Annex B, NAL units, RBSP, bit reading, H.264/H.265 parameter sets and SEI: pure Swift, no C.
@@ -35,7 +37,7 @@ let package = Package(
         // The sources: UDP (unicast, multicast), TCP, files and pipes, packet captures, RTSP, SRT;
         // each a ByteSource that stamps what it reads on the monotonic clock (libavutil only for the
         // MD5 of RTSP Digest authentication).
-        .target(name: "SpyglassIngest", dependencies: ["SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "CSystem", "CPcap", "CSRT", "CFFmpeg"]),
+        .target(name: "SpyglassIngest", dependencies: ["SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "CSystem", "CPcap", "CSRT", "CFFmpeg", "COpenSSL"]),
         // One feed: a source's bytes through the stages to libavcodec and the sinks (recorder,
         // framemd5, latency log), on its own thread, with its metrics registry and /metrics server.
         .target(name: "SpyglassFeed", dependencies: ["SpyglassBitstream", "SpyglassTransport", "SpyglassPipeline", "SpyglassIngest", "CFFmpeg", "CMicroHTTPD", "CSystem", "CCurl"]),

@@ -8,6 +8,7 @@ import SpyglassTransport
 /// | `tcp://HOST:PORT` | connect to a sender |
 /// | `tcp://[ADDR]:PORT?listen` | accept a sender that connects to us |
 /// | `rtsp://[USER:PASS@]HOST[:PORT]/PATH[?QUERY]` | an RTSP camera or server (RFC 2326) |
+/// | `rtsps://…[?insecure]` | the same over TLS (RFC 7826 §19.2), interleaved; `insecure` accepts any certificate |
 /// | `srt://[HOST]:PORT[?mode=…&latency=MS&passphrase=…]` | SRT carrying MPEG-TS (see ``SRTURL``) |
 /// | a path | read the file |
 /// | `-` | standard input |
@@ -49,7 +50,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
     /// Parses a SOURCE argument. Throws ``ParseError`` or ``MPEGTSSelection/ParseError``.
     public init(parsing text: String) throws {
         if text == "-" { self = .stdin; return }
-        if !text.lowercased().hasPrefix("rtsp://"), case let (rest, selection?) = try MPEGTSSelection.split(text) {
+        if !text.lowercased().hasPrefix("rtsp://"), !text.lowercased().hasPrefix("rtsps://"), case let (rest, selection?) = try MPEGTSSelection.split(text) {
             self = .selecting(try SourceURL(parsing: rest), selection)
             return
         }
@@ -59,7 +60,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         }
         let scheme = text[..<schemeEnd.lowerBound].lowercased()
         // The camera's own URL passes through untouched (its query is the camera's).
-        if scheme == "rtsp" { self = .rtsp(try RTSPURL(parsing: text)); return }
+        if scheme == "rtsp" || scheme == "rtsps" { self = .rtsp(try RTSPURL(parsing: text)); return }
         if scheme == "srt" { self = .srt(try SRTURL(parsing: text)); return }
         var rest = String(text[schemeEnd.upperBound...])
         var query = ""
@@ -93,7 +94,7 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
     /// but not '://'. Nil for anything else (a file path).
     static func withSlashes(_ text: String) -> String? {
         guard let colon = text.firstIndex(of: ":"),
-              ["udp", "tcp", "rtsp", "srt", "file"].contains(text[..<colon].lowercased()) else { return nil }
+              ["udp", "tcp", "rtsp", "rtsps", "srt", "file"].contains(text[..<colon].lowercased()) else { return nil }
         let rest = text[text.index(after: colon)...].drop { $0 == "/" }
         let hostless = rest.first?.isNumber == true && !rest.contains(":") && !rest.contains(".")
         return "\(text[..<colon])://\(hostless ? ":" : "")\(rest)"

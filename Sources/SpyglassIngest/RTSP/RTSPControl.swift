@@ -14,13 +14,17 @@ package struct RTSPResponse {
     func header(_ name: String) -> String? { headers[name.lowercased()]?.first }
 }
 
-/// The RTSP control connection (RFC 2326 over TCP): requests with CSeq, Session and
-/// Authorization; responses; and, with TCP transport, the interleaved RTP/RTCP frames
-/// (`$`, channel, 16-bit length; §10.12) that share the connection.
+/// The RTSP control connection (RFC 2326 over TCP, or over TLS for `rtsps://`): requests with
+/// CSeq, Session and Authorization; responses; and, with TCP transport, the interleaved RTP/RTCP
+/// frames (`$`, channel, 16-bit length; §10.12) that share the connection.
 package final class RTSPControl {
     private(set) var fd: Int32
     private let addresses: [(Int32, [UInt8])]
     private let label: String
+    private let host: String
+    private let security: RTSPURL.Security
+    /// The TLS session over `fd` (`rtsps://`).
+    private var tls: TLSSession?
     private var buffer: [UInt8] = []
     private var cseq = 0
     var session: String?
@@ -32,13 +36,29 @@ package final class RTSPControl {
     /// Longest wait for a response, µs.
     static let responseTimeoutMicros = 5_000_000
 
-    /// Connects to the server. - Throws: ``SourceError/open(_:)``.
-    init(host: String, port: UInt16, user: String?, password: String?) throws {
+    /// Connects to the server, and for `rtsps://` completes the TLS handshake.
+    /// - Parameters:
+    ///   - security: plain TCP, or TLS with the certificate checked or not (`?insecure`).
+    /// - Throws: ``SourceError/open(_:)``: the connection refused, or TLS failed (named by
+    ///   cause, ``TLSSession``).
+    init(host: String, port: UInt16, user: String?, password: String?, security: RTSPURL.Security = .none) throws {
         self.user = user
         self.password = password
+        self.host = host
+        self.security = security
         addresses = try SocketAddress.resolve(host: host, port: port, socketType: Socket.stream, passive: false)
-        label = "rtsp://\(host):\(port)"
+        label = "\(security == .none ? "rtsp" : "rtsps")://\(host):\(port)"
         fd = try Self.connect(addresses, label)
+        try startTLS()
+    }
+
+    private func startTLS() throws {
+        guard case .tls(let check) = security else { return }
+        do { tls = try TLSSession(fd: fd, host: host, insecure: !check, label: label) } catch {
+            Glibc.close(fd)
+            fd = -1
+            throw error
+        }
     }
 
     private static func connect(_ addresses: [(Int32, [UInt8])], _ label: String) throws -> Int32 {
@@ -50,7 +70,26 @@ package final class RTSPControl {
         }
     }
 
-    deinit { Glibc.close(fd) }
+    deinit {
+        tls?.shutdown()
+        tls = nil
+        if fd >= 0 { Glibc.close(fd) }
+    }
+
+    /// Writes all of `bytes` to the server (through TLS for `rtsps://`).
+    /// - Returns: whether all were written.
+    func write(_ bytes: [UInt8]) -> Bool {
+        if let tls { return tls.write(bytes) == bytes.count }
+        return writeAll(fd, bytes, sendFlags: Int32(MSG_NOSIGNAL)) == bytes.count
+    }
+
+    /// Decrypted bytes wait in the TLS session: no need to wait on the socket.
+    var hasBuffered: Bool { tls?.hasBuffered ?? false }
+
+    /// Waits up to `timeoutMicros` for something to read (true at once when TLS holds some).
+    private func waitForData(timeoutMicros: Int) -> Bool {
+        hasBuffered || waitReadable(fd, timeoutMicros: timeoutMicros)
+    }
 
     /// Sends a request and returns its response; answers one 401 with the credentials.
     /// - Throws: ``SourceError/open(_:)`` on a closed connection, a timeout, or a 401 with no or
@@ -68,9 +107,11 @@ package final class RTSPControl {
             // Some servers close the connection after a 401 (as HTTP servers may): ask again on a
             // new one. No session exists before SETUP, so nothing is lost.
             if session == nil {
+                tls = nil
                 Glibc.close(fd)
                 buffer.removeAll()
                 fd = try Self.connect(addresses, label)
+                try startTLS()
             }
             r = try send(method, url, headers)
             if r.status == 401 {
@@ -87,8 +128,7 @@ package final class RTSPControl {
         if auth != nil, let user, let password { text += "Authorization: \(auth!.authorization(method: method, uri: url, user: user, password: password))\r\n" }
         for (k, v) in headers { text += "\(k): \(v)\r\n" }
         text += "\r\n"
-        let bytes = Array(text.utf8)
-        guard writeAll(fd, bytes, sendFlags: Int32(MSG_NOSIGNAL)) == bytes.count else {
+        guard write(Array(text.utf8)) else {
             throw SourceError.open("\(url): the server closed the connection (sending \(method))")
         }
         let deadline = MonotonicClock.nowMicros() + UInt64(Self.responseTimeoutMicros)
@@ -100,8 +140,12 @@ package final class RTSPControl {
             }
             let now = MonotonicClock.nowMicros()
             guard now < deadline else { throw SourceError.open("\(url): no answer to \(method) in \(Self.responseTimeoutMicros / 1_000_000) s") }
-            guard waitReadable(fd, timeoutMicros: Int(deadline - now)) else { continue }
-            guard fill() else { throw SourceError.open("\(url): the server closed the connection (before answering \(method))") }
+            guard waitForData(timeoutMicros: Int(deadline - now)) else { continue }
+            guard fill() else {
+                // A server that speaks only TLS (rtsps://) drops a plain request unanswered.
+                let hint = cseq == 1 && security == .none ? "; if it wants TLS, try rtsps://" : ""
+                throw SourceError.open("\(url): the server closed the connection (before answering \(method))\(hint)")
+            }
         }
     }
 
@@ -112,7 +156,7 @@ package final class RTSPControl {
         if let session { text += "Session: \(session)\r\n" }
         if auth != nil, let user, let password { text += "Authorization: \(auth!.authorization(method: method, uri: url, user: user, password: password))\r\n" }
         text += "\r\n"
-        writeAll(fd, Array(text.utf8), sendFlags: Int32(MSG_NOSIGNAL))
+        _ = write(Array(text.utf8))
     }
 
     enum Item { case response(RTSPResponse), frame(channel: UInt8, payload: [UInt8]) }
@@ -127,16 +171,26 @@ package final class RTSPControl {
                 if case .frame(let c, let p) = item { return (c, p) }
             }
             let now = MonotonicClock.nowMicros()
-            guard now < deadline, waitReadable(fd, timeoutMicros: Int(deadline - now)) else { return nil }
+            guard now < deadline, waitForData(timeoutMicros: Int(deadline - now)) else { return nil }
             guard fill() else { throw SourceError.read("the RTSP server closed the connection") }
         }
     }
 
-    /// Reads what is there. False on end of stream or error.
+    /// Reads what is there (over TLS, possibly nothing yet: a record not yet whole). False on
+    /// end of stream or error.
     func fill() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 65536)
-        let n = chunk.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
-        guard n > 0 else { return false }
+        let n: Int
+        if let tls {
+            switch chunk.withUnsafeMutableBytes({ tls.read(into: $0) }) {
+            case .bytes(let count): n = count
+            case .nothing: return true
+            case .closed: return false
+            }
+        } else {
+            n = chunk.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { return false }
+        }
         // Acknowledge at once (Linux clears quick-ACK mode by itself, so after every read): a
         // server that writes interleaved RTP with Nagle on (GStreamer's) otherwise holds each
         // small write until our delayed ACK, 40 ms: RTSP over TCP then took 21–29 ms glass to

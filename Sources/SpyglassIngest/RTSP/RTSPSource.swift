@@ -56,7 +56,7 @@ public final class RTSPSource: ByteSource {
         self.url = url
         label = url.requestURL
         transportWanted = transport
-        do { try start(transport == .tcp ? .tcp : .udp) } catch where retryFirstConnection {
+        do { try start(firstTransport) } catch where retryFirstConnection {
             Log.info("\(label): \(error): retrying")
             lastFailure = "\(error)"
             reconnectAt = MonotonicClock.nowMicros() + backoffMicros
@@ -79,13 +79,15 @@ public final class RTSPSource: ByteSource {
         var response = RTSPResponse()
         var c: RTSPControl!
         for _ in 0..<4 {
-            c = try RTSPControl(host: target.host, port: target.port, user: url.user, password: url.password)
+            c = try RTSPControl(host: target.host, port: target.port, user: url.user, password: url.password, security: target.security)
             let options = try c.request("OPTIONS", target.requestURL)
             let methods = options.header("public")?.uppercased() ?? ""
             keepAliveMethod = methods.contains("GET_PARAMETER") ? "GET_PARAMETER" : "OPTIONS"
             response = try c.request("DESCRIBE", target.requestURL, headers: [("Accept", "application/sdp")])
             if (301...307).contains(response.status), let location = response.header("location") {
                 target = try RTSPURL(parsing: location)   // RFC 2326 §11.3.3: redirect
+                // `?insecure` was the user's word for this camera: it holds where it redirects.
+                if url.security == .tls(checkCertificate: false), target.security != .none { target.security = url.security }
                 continue
             }
             break
@@ -106,7 +108,7 @@ public final class RTSPSource: ByteSource {
             if let again = try? self.setup(mode, c) {
                 setup = again
             } else {
-                c = try RTSPControl(host: target.host, port: target.port, user: url.user, password: url.password)
+                c = try RTSPControl(host: target.host, port: target.port, user: url.user, password: url.password, security: target.security)
                 control = c
                 setup = try self.setup(mode, c)
             }
@@ -151,6 +153,12 @@ public final class RTSPSource: ByteSource {
     /// other 4xx that names no Transport of its own.
     static func refusesTransport(_ r: RTSPResponse) -> Bool {
         r.status == 461 || ((400...499).contains(r.status) && r.status != 401 && r.status != 404 && r.header("transport") == nil)
+    }
+
+    /// The lower transport tried first: TCP when asked for, and for `rtsps://` in auto mode (the
+    /// RTP then rides inside the TLS connection, not in the clear beside it); else UDP.
+    private var firstTransport: RTSPTransport {
+        transportWanted == .tcp || (transportWanted == .auto && url.security != .none) ? .tcp : .udp
     }
 
     /// The transport to try when the server refuses `mode`: TCP after UDP in auto mode, UDP
@@ -216,7 +224,7 @@ public final class RTSPSource: ByteSource {
         sessionDescription = chosen.description
         described = true
         let control = chosen.control ?? "*"
-        if control.lowercased().hasPrefix("rtsp://") { trackURL = control }
+        if control.lowercased().hasPrefix("rtsp://") || control.lowercased().hasPrefix("rtsps://") { trackURL = control }
         else if control == "*" { trackURL = baseURL }
         else { trackURL = (baseURL.hasSuffix("/") ? baseURL : baseURL + "/") + control }
     }
@@ -267,7 +275,7 @@ public final class RTSPSource: ByteSource {
         if let at = reconnectAt {
             guard now >= at else { usleep(UInt32(min(UInt64(timeoutMicros), at - now))); return .timeout }
             do {
-                try start(transportWanted == .tcp ? .tcp : .udp)
+                try start(firstTransport)
                 reconnectAt = nil
                 backoffMicros = 500_000
                 lastFailure = nil
@@ -317,7 +325,7 @@ public final class RTSPSource: ByteSource {
         guard let c = control, packet.count <= Int(UInt16.max) else { return false }
         if transport == .tcp {
             let frame: [UInt8] = [0x24, 1, UInt8(packet.count >> 8), UInt8(packet.count & 0xFF)] + packet
-            return writeAll(c.fd, frame, sendFlags: Int32(MSG_NOSIGNAL)) == frame.count
+            return c.write(frame)
         }
         return rtcpPort?.send(packet) ?? false
     }

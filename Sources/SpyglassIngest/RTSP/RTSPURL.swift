@@ -1,11 +1,24 @@
-/// An `rtsp://[user:pass@]host[:port]/path[?query]` URL (RFC 2326 §3.2).
+/// An `rtsp://[user:pass@]host[:port]/path[?query]` URL (RFC 2326 §3.2), or `rtsps://…` for
+/// RTSP over TLS (RFC 7826 §19.2; UniFi Protect and other cameras).
 ///
 /// The camera's own URL passes through untouched (query included, as Dahua's
-/// `…/realmonitor?channel=1&subtype=0` needs); only the credentials are taken out of it.
+/// `…/realmonitor?channel=1&subtype=0` needs); only the credentials, and Spyglass's own
+/// `insecure` query item, are taken out of it.
 public struct RTSPURL: Equatable, Sendable, CustomStringConvertible {
+    /// How the control connection is carried.
+    public enum Security: Equatable, Sendable {
+        /// Plain TCP (`rtsp://`).
+        case none
+        /// TLS (`rtsps://`); the server's certificate checked against the system's trust store
+        /// and the host, unless the URL has `?insecure` (a camera's self-signed certificate).
+        case tls(checkCertificate: Bool)
+    }
+
     public var host: String
-    /// Default 554 (RFC 2326 §3.2).
+    /// Default 554 (RFC 2326 §3.2), 322 for `rtsps://` (RFC 7826 §19.2).
     public var port: UInt16
+    /// Plain or TLS.
+    public var security: Security
     public var user: String?
     public var password: String?
     /// The URL as sent in requests: no credentials.
@@ -14,6 +27,7 @@ public struct RTSPURL: Equatable, Sendable, CustomStringConvertible {
     /// - Throws: ``SourceURL/ParseError/badAddress(_:)`` for a URL with no host or a bad port.
     public init(parsing text: String) throws {
         guard let schemeEnd = text.range(of: "://") else { throw SourceURL.ParseError.badAddress(text) }
+        let secure = text[..<schemeEnd.lowerBound].lowercased() == "rtsps"
         var rest = String(text[schemeEnd.upperBound...])
         var authority = rest
         var tail = ""
@@ -21,6 +35,9 @@ public struct RTSPURL: Equatable, Sendable, CustomStringConvertible {
             authority = String(rest[..<slash])
             tail = String(rest[slash...])
         }
+        let (request, insecure) = Self.takeInsecure(tail)
+        tail = request
+        security = secure ? .tls(checkCertificate: !insecure) : .none
         if let at = authority.lastIndex(of: "@") {
             let credentials = authority[..<at]
             authority = String(authority[authority.index(after: at)...])
@@ -32,7 +49,8 @@ public struct RTSPURL: Equatable, Sendable, CustomStringConvertible {
             }
         }
         rest = authority
-        port = 554
+        let defaultPort: UInt16 = secure ? 322 : 554
+        port = defaultPort
         if rest.hasPrefix("[") {
             guard let close = rest.firstIndex(of: "]") else { throw SourceURL.ParseError.badAddress(text) }
             host = String(rest[rest.index(after: rest.startIndex)..<close])
@@ -47,7 +65,18 @@ public struct RTSPURL: Equatable, Sendable, CustomStringConvertible {
         }
         guard !host.isEmpty else { throw SourceURL.ParseError.badAddress(text) }
         let hostPart = host.contains(":") ? "[\(host)]" : host
-        requestURL = "rtsp://\(hostPart)\(port == 554 && !text.contains(":554") ? "" : ":\(port)")\(tail)"
+        requestURL = "\(secure ? "rtsps" : "rtsp")://\(hostPart)\(port == defaultPort && !text.contains(":\(defaultPort)") ? "" : ":\(port)")\(tail)"
+    }
+
+    /// The path and query without an `insecure` query item (`insecure`, `insecure=1` or
+    /// `insecure=true`), and whether there was one.
+    private static func takeInsecure(_ tail: String) -> (String, Bool) {
+        guard let q = tail.firstIndex(of: "?") else { return (tail, false) }
+        let items = tail[tail.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false)
+        let kept = items.filter { !["insecure", "insecure=1", "insecure=true"].contains($0.lowercased()) }
+        guard kept.count < items.count else { return (tail, false) }
+        let path = String(tail[..<q])
+        return (kept.isEmpty ? path : path + "?" + kept.joined(separator: "&"), true)
     }
 
     public var description: String { requestURL }

@@ -10,7 +10,7 @@ import SpyglassIngest
 enum PlayArguments {
     /// Every option `play` knows, for "did you mean" on a mistyped one.
     static let known = ["--codec", "--display", "--frames", "--timeout", "--fps", "--untimed", "--allow-from",
-                        "--stall-ms", "--hide-damaged", "--show-damaged", "--rtp", "--raw", "--reorder-ms", "--keyframe-requests", "--keyframe-url", "--join",
+                        "--stall-ms", "--hide-damaged", "--show-damaged", "--rtp", "--raw", "--reorder-ms", "--rtp-ext", "--keyframe-requests", "--keyframe-url", "--join",
                         "--join-timeout-ms", "--decode", "--sdp", "--idle-flush-ms", "--threads", "--framemd5",
                         "--summary", "--record", "--record-split-mb", "--record-split-min", "--latency-log",
                         "--snapshot", "--vsync", "--clock", "--window-pos", "--window-size", "--quiet", "--status",
@@ -86,28 +86,17 @@ enum PlayArguments {
         case "--timeout": r.timeoutSeconds = try a.number(arg, 0.001...1_000_000)
         case "--fps": r.fps = try a.number(arg, 0.1...1000)
         case "--untimed": r.untimed = true
-        case "--allow-from":
-            let v = try a.value(arg)
-            guard let prefix = AddressPrefix(v) else { throw CLIError.usage("--allow-from: '\(v)' (use ADDR or ADDR/PREFIX)") }
-            r.allowFrom.append(prefix)
-        case "--rtsp-transport":
-            let v = try a.value(arg)
-            guard let t = RTSPTransport(rawValue: v) else { throw CLIError.usage("--rtsp-transport: '\(v)' (use auto, udp or tcp)") }
-            r.rtspTransport = t
+        case "--allow-from": r.allowFrom.append(try a.parsed(arg, AddressPrefix.init, use: "ADDR or ADDR/PREFIX"))
+        case "--rtsp-transport": r.rtspTransport = try a.parsed(arg, RTSPTransport.init(rawValue:), use: "auto, udp or tcp")
         case "--rtp": r.transport = .rtp
         case "--raw": r.transport = .raw
         case "--reorder-ms": r.reorderWindowMicros = Int(try a.number(arg, 0...5_000) * 1000)
+        case "--rtp-ext": r.captureExtension = try a.parsed(arg, CaptureTimeExtension.init(argument:), use: "ID=ntp-64 or ID=abs-capture-time, or ID=URI; ID 1-255")
         case "--keyframe-requests": r.keyframeRequests = try a.onOff(arg)
         case "--keyframe-url": r.keyframeURL = try a.value(arg); if let why = KeyframeURL.problem(with: r.keyframeURL!) { throw CLIError.usage("--keyframe-url: \(why)") }
         case "--join-timeout-ms": r.joinTimeoutMicros = Int(try a.number(arg, 0...600_000) * 1000)
-        case "--join":
-            let v = try a.value(arg)
-            guard let j = ReceiverOptions.Join(rawValue: v) else { throw CLIError.usage("--join: '\(v)' (use wait or show)") }
-            r.join = j
-        case "--decode":
-            let v = try a.value(arg)
-            guard let m = ReceiverOptions.DecodeMode(rawValue: v) else { throw CLIError.usage("--decode: '\(v)' (use au or nal)") }
-            r.decodeMode = m
+        case "--join": r.join = try a.parsed(arg, ReceiverOptions.Join.init(rawValue:), use: "wait or show")
+        case "--decode": r.decodeMode = try a.parsed(arg, ReceiverOptions.DecodeMode.init(rawValue:), use: "au or nal")
         case "--sdp":
             let path = try a.value(arg)
             do { r.sdp = try SessionDescription(path: path) } catch {

@@ -14,7 +14,7 @@ import SpyglassIngest
 /// ```
 /// A line is a source followed by per-feed options: `name=TEXT` (double quotes for spaces) and
 /// the receive options `--codec`, `--sdp`, `--allow-from` (repeatable), `--rtp`/`--raw`,
-/// `--reorder-ms`, `--join-timeout-ms`, plus `--record PATH` and `--target-ms MS`. `#` starts a
+/// `--reorder-ms`, `--rtp-ext`, `--join-timeout-ms`, plus `--record PATH` and `--target-ms MS`. `#` starts a
 /// comment; blank lines are skipped. Options on the command line apply to every feed first.
 enum WallFile {
     /// One feed of the file.
@@ -25,7 +25,7 @@ enum WallFile {
     }
 
     /// Options a wall line may carry besides `name=`.
-    static let perFeedOptions = ["--codec", "--sdp", "--allow-from", "--rtp", "--raw", "--reorder-ms",
+    static let perFeedOptions = ["--codec", "--sdp", "--allow-from", "--rtp", "--raw", "--reorder-ms", "--rtp-ext",
                                  "--join-timeout-ms", "--record", "--target-ms"]
 
     /// Reads and parses the wall file at `path`.

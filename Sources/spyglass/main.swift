@@ -43,6 +43,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
   --rtsp-transport auto|udp|tcp  RTP from an RTSP server: UDP, falling back to TCP after 1 s (auto), or one of them
   --sdp FILE               RTP payload type, codec and sprop parameter sets from an SDP
   --reorder-ms MS          RTP jitter buffer: wait up to MS for a missing packet (default 0: no wait)
+  --rtp-ext ID=ntp-64|abs-capture-time  RTP: capture times from that header extension (default: the SDP's a=extmap)
   --keyframe-requests on|off  RTP: ask the sender for a keyframe (RTCP PLI, then FIR) on loss or a mid-stream join (default on)
   --keyframe-url URL       also ask with an HTTP GET (e.g. OpenIPC: http://CAM/request/idr), on any link: damage, joins
   --join-timeout-ms MS     wait this long for an IDR/recovery point after a join, then decode anyway (default 2000)
@@ -99,6 +100,12 @@ struct Arguments {
             throw CLIError.usage("\(flag): \(v) is out of range (\(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)))")
         }
         return d
+    }
+    /// The value read by `parse`; a usage error naming `use` when it gives nil.
+    mutating func parsed<T>(_ flag: String, _ parse: (String) -> T?, use: String) throws -> T {
+        let v = try value(flag)
+        guard let t = parse(v) else { throw CLIError.usage("\(flag): '\(v)' (use \(use))") }
+        return t
     }
     /// `on` (true) or `off` (false); a usage error otherwise.
     mutating func onOff(_ flag: String) throws -> Bool {

@@ -43,6 +43,8 @@ public struct ReceiverOptions: Sendable {
     public var transport: Transport = .auto
     /// RTP jitter buffer: longest wait for a missing packet, µs (0 = no wait, the default).
     public var reorderWindowMicros = 0
+    /// The RTP header extension with capture times (`--rtp-ext ID=URI`; nil: from the SDP).
+    public var captureExtension: CaptureTimeExtension?
     /// RTP payload type and parameter sets from an SDP (`--sdp`).
     public var sdp: SessionDescription?
     /// After a start or a sender restart, wait this long for an IDR / IRAP / recovery point
@@ -86,6 +88,7 @@ public struct ReceiverOptions: Sendable {
         s.codec = codec
         s.sdp = sdp
         s.reorderWindowMicros = reorderWindowMicros
+        s.captureExtension = captureExtension
         s.idleFlushMicros = idleFlushMicros
         s.maxUnitBytes = maxAccessUnitBytes
         s.mpegtsSelection = mpegtsSelection

@@ -13,6 +13,12 @@ public enum CaptureSource: String, Sendable, Codable {
     case rtcp
     /// `rtcp` in relative mode.
     case rtcpRelative = "rtcp-relative"
+    /// An RTP header extension's capture time: RFC 6051's NTP-64 or WebRTC's
+    /// abs-capture-time (``CaptureTimeExtension``), taken as on our wall clock (or corrected as
+    /// for `sei`).
+    case rtpExtension = "rtp-ext"
+    /// `rtp-ext` in relative mode.
+    case rtpExtensionRelative = "rtp-ext-relative"
     /// The Precision Time Stamp of a KLV metadata packet (MISB ST 0601 tag 2).
     case klv
     /// `klv` in relative mode.
@@ -33,6 +39,7 @@ extension CaptureSource {
         switch self {
         case .sei: return .seiRelative
         case .rtcp: return .rtcpRelative
+        case .rtpExtension: return .rtpExtensionRelative
         case .klv: return .klvRelative
         default: return self
         }

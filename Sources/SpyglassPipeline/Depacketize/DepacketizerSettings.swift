@@ -26,6 +26,9 @@ public struct DepacketizerSettings: Sendable {
     public var sdp: SessionDescription?
     /// RTP jitter buffer: longest wait for a missing packet, µs (0 = no wait).
     public var reorderWindowMicros = 0
+    /// RTP: the header extension carrying capture times (`--rtp-ext ID=URI`); nil: the SDP's
+    /// `a=extmap`, if any.
+    public var captureExtension: CaptureTimeExtension?
     /// A live input idle this long after data ends the pending unit, µs (0 = never).
     public var idleFlushMicros = 1_000
     /// Cap on one NAL unit or PES payload, bytes.

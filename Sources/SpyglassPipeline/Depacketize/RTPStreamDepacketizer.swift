@@ -27,7 +27,8 @@ public struct RTPStreamDepacketizer: Depacketizer {
     ///   (`--reorder-ms`) and idle-flush time.
     public init(settings: DepacketizerSettings = DepacketizerSettings()) {
         rtp = RTPReceiver(codec: settings.codec ?? settings.sdp?.codec, payloadType: settings.sdp?.payloadType,
-                          reorderWindowMicros: UInt64(max(0, settings.reorderWindowMicros)))
+                          reorderWindowMicros: UInt64(max(0, settings.reorderWindowMicros)),
+                          captureExtension: settings.captureExtension ?? settings.sdp?.captureTimeExtension)
         idleFlushMicros = settings.idleFlushMicros > 0 ? max(settings.idleFlushMicros, 50_000) : 0
         reorderWindowMicros = settings.reorderWindowMicros
         session.requestsKeyframes = settings.keyframeRequests
@@ -114,6 +115,7 @@ public struct RTPStreamDepacketizer: Depacketizer {
             case .endOfAccessUnit:
                 defer { randomAccess = false; damaged = false; inProgress = false }
                 return randomAccess ? !damaged : nil
+            case .captureTime: break
             }
             return nil
         }
@@ -184,6 +186,7 @@ public struct RTPStreamDepacketizer: Depacketizer {
         switch e {
         case .timestamp(let t, let ssrc):
             return clock.wallMicros(rtpTimestamp: t, ssrc: ssrc).map { .captureTime(wallMicros: $0, source: .rtcp) }
+        case .captureTime(let wall): return .captureTime(wallMicros: wall, source: .rtpExtension)
         case .unit(let u): return .unit(u)
         case .endOfAccessUnit(let at): return .accessUnitEnd(.markerBit, atMicros: at)
         case .loss(let n): return .damage(lostPackets: n)

@@ -247,7 +247,8 @@ public struct StreamProbe: Sendable {
         add("B-frames", (r.bFrames ? "yes" : "no") + (r.reorderDepth.map { ", reorder depth \($0)" } ?? ", reorder depth not signalled"))
         add("SEI types", r.seiPayloadTypes.isEmpty ? "none" : r.seiPayloadTypes.keys.sorted { Int($0)! < Int($1)! }
             .map { "\($0)×\(r.seiPayloadTypes[$0]!)" }.joined(separator: ", "))
-        let names = ["sei": "ST 0604 precision time stamp SEI", "rtcp": "RTCP sender reports", "klv": "KLV Precision Time Stamp (ST 0601 tag 2)"]
+        let names = ["sei": "ST 0604 precision time stamp SEI", "rtcp": "RTCP sender reports", "klv": "KLV Precision Time Stamp (ST 0601 tag 2)",
+                     "rtp-ext": "RTP header extension (RFC 6051 NTP-64 or abs-capture-time)"]
         add("time stamps", r.captureSources.isEmpty ? "none"
             : r.captureSources.keys.sorted().map { "\(names[$0] ?? $0) in \(r.captureSources[$0]!) access units" }.joined(separator: "; "))
         if let n = r.tsPacketBytes, let size = TSPacketSize(rawValue: n) { add("MPEG-TS", size.description) }

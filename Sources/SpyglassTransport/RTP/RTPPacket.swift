@@ -13,6 +13,8 @@ public struct RTPPacket: Sendable {
     public let ssrc: UInt32
     /// Payload bytes (after CSRCs, header extension; padding removed).
     public let payload: ArraySlice<UInt8>
+    /// The header extension (X bit, RFC 3550 §5.3.1), or nil.
+    public let headerExtension: RTPHeaderExtension?
 
     /// Why a datagram is not a usable RTP packet.
     public enum ParseError: Error, Equatable {
@@ -38,9 +40,13 @@ public struct RTPPacket: Sendable {
         guard offset <= d.endIndex else { throw ParseError.badCSRCCount }
         if hasExtension {
             guard offset + 4 <= d.endIndex else { throw ParseError.badExtension }
+            let profile = UInt16(d[offset]) << 8 | UInt16(d[offset + 1])
             let words = Int(d[offset + 2]) << 8 | Int(d[offset + 3])
+            guard offset + 4 + 4 * words <= d.endIndex else { throw ParseError.badExtension }
+            headerExtension = RTPHeaderExtension(profile: profile, data: d[(offset + 4)..<(offset + 4 + 4 * words)])
             offset += 4 + 4 * words
-            guard offset <= d.endIndex else { throw ParseError.badExtension }
+        } else {
+            headerExtension = nil
         }
         var end = d.endIndex
         if padding {

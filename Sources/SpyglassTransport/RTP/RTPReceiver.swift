@@ -16,6 +16,9 @@ public struct RTPReceiver {
         case endOfAccessUnit(atMicros: UInt64)
         /// The first packet of a new RTP timestamp (a new picture) of stream `ssrc`, before its units.
         case timestamp(UInt32, ssrc: UInt32)
+        /// The picture's capture time from a header extension (``CaptureTimeExtension``), µs
+        /// since the Unix epoch: after its ``timestamp(_:ssrc:)``, once per picture.
+        case captureTime(wallMicros: UInt64)
         /// Packets were lost: the access unit in progress is damaged.
         case loss(packets: Int)
         /// A new sender (SSRC change or sequence reset): start over.
@@ -63,13 +66,21 @@ public struct RTPReceiver {
     private var pastPayload = DepacketizerCounters()
     private var lastTimestamp: UInt32?
     private var lastHadMarker = true
+    /// The header extension that carries capture times, if the session has one.
+    private let captureExtension: CaptureTimeExtension?
+    /// The picture in progress already has its capture time from the extension.
+    private var captureNoted = false
 
     /// - Parameters:
     ///   - codec: the codec to start with (from `--codec` or an SDP), or nil to detect it. A
     ///     parameter set of the other codec still switches the payload rules.
     ///   - payloadType: known payload type (from an SDP), or nil.
     ///   - reorderWindowMicros: jitter-buffer wait for a missing packet (0 = none).
-    public init(codec: VideoCodec?, payloadType: UInt8? = nil, reorderWindowMicros: UInt64 = 0) {
+    ///   - captureExtension: the header extension (and its id) that carries capture times, from
+    ///     the SDP's `a=extmap` or `--rtp-ext` (nil: none is read).
+    public init(codec: VideoCodec?, payloadType: UInt8? = nil, reorderWindowMicros: UInt64 = 0,
+                captureExtension: CaptureTimeExtension? = nil) {
+        self.captureExtension = captureExtension
         self.codec = codec
         self.codecGiven = codec != nil
         self.payloadType = payloadType
@@ -207,7 +218,16 @@ public struct RTPReceiver {
         if let last = lastTimestamp, last != p.timestamp, !lastHadMarker {
             emit(.endOfAccessUnit(atMicros: arrivalMicros))
         }
-        if lastTimestamp != p.timestamp || lastHadMarker { emit(.timestamp(p.timestamp, ssrc: p.ssrc)) }
+        if lastTimestamp != p.timestamp || lastHadMarker {
+            emit(.timestamp(p.timestamp, ssrc: p.ssrc))
+            captureNoted = false
+        }
+        // Senders put it on the picture's first packet (GStreamer) or on every one: the first
+        // packet that has it gives it, once.
+        if !captureNoted, let x = captureExtension, let e = p.headerExtension, let wall = x.captureWallMicros(in: e) {
+            emit(.captureTime(wallMicros: wall))
+            captureNoted = true
+        }
         lastTimestamp = p.timestamp
         lastHadMarker = p.marker
         if redetect, let c = RTPCodecDetector.decisive(p.payload) {

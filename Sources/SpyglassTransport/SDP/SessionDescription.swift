@@ -16,6 +16,9 @@ public struct SessionDescription: Sendable, Equatable {
     /// The video payload type (or `*`) is offered `a=rtcp-fb:… ccm fir` (RFC 5104 §7.1): keyframe
     /// requests are FIRs from the first one.
     public var offersFIR = false
+    /// The header extension that carries capture times (`a=extmap:ID URI`, RFC 8285 §5) for
+    /// RFC 6051's NTP-64 or WebRTC's abs-capture-time; NTP-64 when both are offered.
+    public var captureTimeExtension: CaptureTimeExtension?
 
     /// The parameter sets that belong to `codec`, judged by each unit's own header (an H.265
     /// VPS/SPS/PPS header, ITU-T H.265 Table 7-1; an H.264 SPS/PPS, ITU-T H.264 Table 7-1), so that
@@ -63,6 +66,13 @@ public struct SessionDescription: Sendable, Equatable {
                 let name = parts[1].split(separator: "/").first?.uppercased() ?? ""
                 if name == "H264" { codec = .h264; payloadType = UInt8(parts[0]) ?? payloadType }
                 if name == "H265" || name == "HEVC" { codec = .h265; payloadType = UInt8(parts[0]) ?? payloadType }
+            } else if line.hasPrefix("a=extmap:") {
+                // a=extmap:<value>["/"<direction>] <URI> [<extensionattributes>]
+                let parts = line.dropFirst("a=extmap:".count).split(separator: " ")
+                guard parts.count >= 2, let id = parts[0].split(separator: "/").first.flatMap({ Int($0) }),
+                      let kind = CaptureTimeExtension.Kind(rawValue: String(parts[1])),
+                      captureTimeExtension?.kind != .ntp64 else { continue }
+                captureTimeExtension = CaptureTimeExtension(kind: kind, id: id) ?? captureTimeExtension
             } else if line.hasPrefix("a=rtcp-fb:") {
                 let parts = line.dropFirst("a=rtcp-fb:".count).split(separator: " ").map { $0.lowercased() }
                 if parts.count >= 3 && parts[1] == "ccm" && parts[2] == "fir" { firFor.insert(parts[0]) }

@@ -250,6 +250,27 @@ import Glibc
         #expect(said.components(separatedBy: "stream id 'wrong' refused").count == 2, "one call, refused by the server's check: \(said)")
     }
 
+    /// The same GStreamer listener with the right stream id: accepted, and every picture shown is
+    /// one the encoder wrote, in order (a live pattern: the caller joins at a keyframe).
+    @Test func aGStreamerListenerPlaysTheRightStreamIDBitExact() throws {
+        let port = try Sender.freeUDPPort()
+        let ref = FileManager.default.temporaryDirectory.appendingPathComponent("srt-gst-\(getpid())-\(UUID().uuidString).h264").path
+        let server = try Fixtures.start("/usr/bin/python3", [Fixtures.root.appendingPathComponent("tools/srt-server").path,
+                                                             "--port", "\(port)", "--streamid", "read:cam1", "--ref", ref, "--frames", "120"])
+        defer { server.process.terminate() }
+        try #require(Wait.until(timeoutSeconds: 30) { Fixtures.udpPortIsBound(port) }, "the SRT listener is up")
+        // To the server's end (120 pictures, then EOS): it exits then, its --ref whole.
+        let r = Self.play(try SRTSource(url: try SRTURL(parsing: "srt://127.0.0.1:\(port)?streamid=read:cam1")), frames: 0, toTheEnd: true)
+        _ = server.wait(timeoutSeconds: 60)
+        let said = (try? String(contentsOfFile: server.errPath, encoding: .utf8)) ?? ""
+        #expect(said.contains("stream id 'read:cam1' accepted"), "\(said)")
+        let expected = try Fixtures.ffmpegFrameMD5(ref)
+        let start = expected.firstIndex { $0 == r.hashes.first }
+        #expect(r.hashes.count >= 60 && r.summary.tsContinuityErrors == 0, "\(r.summary.line)")
+        #expect(start.map { Array(expected[$0..<min(expected.count, $0 + r.hashes.count)]) == r.hashes } == true,
+                "the pictures are a run of the encoder's own")
+    }
+
     @Test func urlDefaultsAndErrors() throws {
         let caller = try SRTURL(parsing: "srt://cam.local:9000")
         #expect(caller.mode == .caller && caller.latencyMillis == 20 && caller.passphrase == nil)

@@ -50,7 +50,9 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
     /// Parses a SOURCE argument. Throws ``ParseError`` or ``MPEGTSSelection/ParseError``.
     public init(parsing text: String) throws {
         if text == "-" { self = .stdin; return }
-        if !text.lowercased().hasPrefix("rtsp://"), !text.lowercased().hasPrefix("rtsps://"), case let (rest, selection?) = try MPEGTSSelection.split(text) {
+        // `?program=`/`?pid=` choose within MPEG-TS, an RTSP server's MP2T track too; no other
+        // query item is touched (a camera's own query goes to it as it is).
+        if case let (rest, selection?) = try MPEGTSSelection.split(text) {
             self = .selecting(try SourceURL(parsing: rest), selection)
             return
         }

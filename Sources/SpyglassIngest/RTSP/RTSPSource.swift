@@ -215,7 +215,8 @@ public final class RTSPSource: ByteSource {
     /// whose TS is demultiplexed as over plain UDP (``RTPMPEGTSDepacketizer``).
     private func readSDP(_ text: String) throws {
         let sections = MediaSection.sections(in: text)
-        let chosen = sections.first { $0.media == "video" && $0.description.codec != nil }
+        let chosen = try url.track.map { try Self.track($0, of: sections, label) }
+            ?? sections.first { $0.media == "video" && $0.description.codec != nil }
             ?? sections.first { $0.encodingName?.uppercased().hasPrefix("MP2T") == true }
         otherTracks = sections.filter { $0 != chosen }.map { Self.printable($0.media + ($0.encodingName.map { " (\($0))" } ?? "")) }
         guard let chosen else {
@@ -227,6 +228,20 @@ public final class RTSPSource: ByteSource {
         if control.lowercased().hasPrefix("rtsp://") || control.lowercased().hasPrefix("rtsps://") { trackURL = control }
         else if control == "*" { trackURL = baseURL }
         else { trackURL = (baseURL.hasSuffix("/") ? baseURL : baseURL + "/") + control }
+    }
+
+    /// The track `?track=` names: by its 1-based place among the SDP's media sections, or by
+    /// its `a=control` value. - Throws: ``SourceError/open(_:)`` when there is none such, or it
+    /// is neither H.264/H.265 video nor MPEG-TS (naming what it is).
+    static func track(_ choice: String, of sections: [MediaSection], _ label: String) throws -> MediaSection {
+        let found = Int(choice).flatMap { (1...sections.count).contains($0) ? sections[$0 - 1] : nil }
+            ?? sections.first { $0.control == choice }
+        let list = sections.enumerated().map { "\($0.offset + 1): \(printable($0.element.media + ($0.element.encodingName.map { " \($0)" } ?? "")))" }
+        guard let found else { throw SourceError.open("\(label): no track '\(printable(choice))' (the server offers \(list.joined(separator: ", ")))") }
+        guard found.description.codec != nil || found.encodingName?.uppercased().hasPrefix("MP2T") == true else {
+            throw SourceError.open("\(label): track '\(printable(choice))' is \(printable(found.media)) \(printable(found.encodingName ?? "with no rtpmap")), not H.264/H.265 or MPEG-TS")
+        }
+        return found
     }
 
     /// Where the server takes RTCP over UDP: its address on the control connection, at the second

@@ -2,8 +2,8 @@
 /// RTSP over TLS (RFC 7826 §19.2; UniFi Protect and other cameras).
 ///
 /// The camera's own URL passes through untouched (query included, as Dahua's
-/// `…/realmonitor?channel=1&subtype=0` needs); only the credentials, and Spyglass's own
-/// `insecure` query item, are taken out of it.
+/// `…/realmonitor?channel=1&subtype=0` needs); only the credentials, and Spyglass's own query
+/// items `insecure` and `track=` (and `program=`/`pid=`, ``SourceURL``), are taken out of it.
 public struct RTSPURL: Equatable, Sendable, CustomStringConvertible {
     /// How the control connection is carried.
     public enum Security: Equatable, Sendable {
@@ -19,6 +19,9 @@ public struct RTSPURL: Equatable, Sendable, CustomStringConvertible {
     public var port: UInt16
     /// Plain or TLS.
     public var security: Security
+    /// `?track=`: the track to play, by its 1-based place among the SDP's media sections or by
+    /// its `a=control` value (nil: the H.264/H.265 video track, else an MPEG-TS one).
+    public var track: String?
     public var user: String?
     public var password: String?
     /// The URL as sent in requests: no credentials.
@@ -35,8 +38,9 @@ public struct RTSPURL: Equatable, Sendable, CustomStringConvertible {
             authority = String(rest[..<slash])
             tail = String(rest[slash...])
         }
-        let (request, insecure) = Self.takeInsecure(tail)
+        let (request, insecure, track) = Self.takeOwnItems(tail)
         tail = request
+        self.track = track
         security = secure ? .tls(checkCertificate: !insecure) : .none
         if let at = authority.lastIndex(of: "@") {
             let credentials = authority[..<at]
@@ -68,15 +72,17 @@ public struct RTSPURL: Equatable, Sendable, CustomStringConvertible {
         requestURL = "\(secure ? "rtsps" : "rtsp")://\(hostPart)\(port == defaultPort && !text.contains(":\(defaultPort)") ? "" : ":\(port)")\(tail)"
     }
 
-    /// The path and query without an `insecure` query item (`insecure`, `insecure=1` or
-    /// `insecure=true`), and whether there was one.
-    private static func takeInsecure(_ tail: String) -> (String, Bool) {
-        guard let q = tail.firstIndex(of: "?") else { return (tail, false) }
+    /// The path and query without Spyglass's own query items: whether there was an `insecure`
+    /// (`insecure`, `insecure=1` or `insecure=true`), and a `track=` value.
+    private static func takeOwnItems(_ tail: String) -> (String, insecure: Bool, track: String?) {
+        guard let q = tail.firstIndex(of: "?") else { return (tail, false, nil) }
         let items = tail[tail.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false)
-        let kept = items.filter { !["insecure", "insecure=1", "insecure=true"].contains($0.lowercased()) }
-        guard kept.count < items.count else { return (tail, false) }
+        let insecure = items.contains { ["insecure", "insecure=1", "insecure=true"].contains($0.lowercased()) }
+        let track = items.last { $0.hasPrefix("track=") }.map { String($0.dropFirst(6)).removingPercentEncodingIfPossible }
+        let kept = items.filter { !["insecure", "insecure=1", "insecure=true"].contains($0.lowercased()) && !$0.hasPrefix("track=") }
+        guard kept.count < items.count else { return (tail, false, nil) }
         let path = String(tail[..<q])
-        return (kept.isEmpty ? path : path + "?" + kept.joined(separator: "&"), true)
+        return (kept.isEmpty ? path : path + "?" + kept.joined(separator: "&"), insecure, track)
     }
 
     public var description: String { requestURL }

@@ -87,5 +87,9 @@ import Glibc
         #expect(w.security == .none && w.requestURL == "rtsp://cam/live")
         guard case .rtsp(let x) = try SourceURL(parsing: "rtsps://cam/live") else { Issue.record("rtsps:// is RTSP"); return }
         #expect(x.security == .tls(checkCertificate: true))
+        // `track=`, `program=` and `pid=` are ours too; the camera's own items stay, in order.
+        let y = try SourceURL(parsing: "rtsp://cam/live?channel=1&track=2&subtype=0&pid=256")
+        guard case .rtsp(let z) = y.transport else { Issue.record("rtsp:// is RTSP"); return }
+        #expect(z.track == "2" && z.requestURL == "rtsp://cam/live?channel=1&subtype=0" && y.mpegtsSelection?.pid == 256)
     }
 }

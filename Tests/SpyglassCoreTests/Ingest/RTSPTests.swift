@@ -7,6 +7,7 @@ import Glibc
 @testable import SpyglassDisplay
 @testable import SpyglassSession
 @testable import SpyglassIngest
+import SpyglassTransport
 
 /// RTSP (RFC 2326) from GStreamer's RTSP server (Debian's gst-rtsp-server, started by the tests
 /// through tools/rtsp-server): every picture bit-exact with what the server's encoder wrote.
@@ -151,6 +152,83 @@ import Glibc
         try #require(expected.count == 45)
         #expect(r.summary.tsPackets > 0 && r.summary.tsContinuityErrors == 0, "demultiplexed as MPEG-TS: \(r.summary.line)")
         #expect(r.hashes.count >= 43 && Array(r.hashes.prefix(43)) == Array(expected.prefix(43)), "\(transport): \(r.hashes.count) pictures")
+    }
+
+    /// Issue 22: `?track=` chooses the track by its place or its `a=control` (here between an
+    /// H.264 and an MPEG-TS track of the same pictures), and `?pid=`/`?program=` choose within
+    /// the TS; the server sees neither. Without `?track=` the H.264 track wins.
+    @Test(.enabled(if: available, "gst-rtsp-server is not installed: run tools/setup"),
+          arguments: [("", false), ("?track=1", false), ("?track=2", true), ("?track=stream=1&pid=65", true), ("?program=1&track=2", true)])
+    func trackChoosesBetweenAnH264AndAnMPEGTSTrack(query: String, mpegts: Bool) throws {
+        let ref = Self.refPath()
+        let (server, port) = try Self.server(["--mux", "both"], ref: ref)
+        defer { server.process.terminate() }
+        let url = try SourceURL(parsing: "rtsp://127.0.0.1:\(port)/test\(query)")
+        guard case .rtsp(let u) = url.transport else { Issue.record("\(query): not RTSP: \(url)"); return }
+        #expect(u.requestURL == "rtsp://127.0.0.1:\(port)/test", "the server sees none of our query items")
+        var o = Harness.liveOptions(frames: 10_000)
+        o.timeoutSeconds = 2
+        o.mpegtsSelection = url.mpegtsSelection ?? MPEGTSSelection()
+        let source = try RTSPSource(url: u, transport: .udp)
+        o.sdp = source.sessionDescription
+        let h = Harness(source: source, options: o)
+        h.start()
+        let r = h.finish()
+        let expected = try Fixtures.ffmpegFrameMD5(ref)
+        try #require(expected.count == 45)
+        #expect((r.summary.tsPackets > 0) == mpegts, "\(query): \(r.summary.line)")
+        // The MP2T payloader holds each picture's last TS packets back (anMPEGTSTrackIsPlayed).
+        let n = mpegts ? 43 : 45
+        #expect(r.hashes.count >= n && Array(r.hashes.prefix(n)) == Array(expected.prefix(n)), "\(query): \(r.hashes.count) pictures")
+    }
+
+    static var vlcAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/cvlc") }
+
+    /// Issue 22: VLC's own RTSP server with `#rtp{mux=ts,sdp=rtsp://…}`: one track `MP2T/90000`.
+    /// VLC (as `nobody` when the tests run as root: VLC refuses root) streams a file of ffmpeg's
+    /// libx264 (an IDR with SPS/PPS every 15 pictures), repeated, from its start, whether anyone
+    /// watches or not; the pictures Spyglass shows are a run of that file's, each bit-exact.
+    @Test(.enabled(if: vlcAvailable, "VLC is not installed: run tools/setup"), arguments: [RTSPTransport.udp, .tcp])
+    func vlcsMPEGTSOverRTSPIsPlayed(transport: RTSPTransport) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vlc-rtsp-\(getpid())-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o777])
+        let clip = dir + "/clip.h264"
+        let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "2",
+                                                               "-c:v", "libx264", "-preset", "ultrafast", "-g", "15", "-pix_fmt", "yuv420p", clip])
+        try #require(rc == 0, "\(err)")
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: clip)
+        let port = try Sender.freeTCPPort()
+        let vlc = ["/usr/bin/cvlc", "-I", "dummy", "--no-audio", clip, "--demux=h264", "--input-repeat", "50",
+                   "--sout", "#rtp{mux=ts,sdp=rtsp://127.0.0.1:\(port)/test}", "--sout-keep"]
+        let server = getuid() == 0 ? try Fixtures.start("/usr/sbin/runuser", ["-u", "nobody", "--", "/usr/bin/env", "HOME=\(dir)"] + vlc)
+                                   : try Fixtures.start(vlc[0], Array(vlc.dropFirst()), environment: ["HOME": dir])
+        defer { server.process.terminate() }
+        try #require(Wait.until(timeoutSeconds: 30) { Fixtures.tcpPortIsListening(port) }, "VLC's RTSP server is up")
+        var o = Harness.liveOptions(frames: 60)
+        o.timeoutSeconds = 10
+        let source = try RTSPSource(url: try RTSPURL(parsing: "rtsp://127.0.0.1:\(port)/test"), transport: transport)
+        o.sdp = source.sessionDescription
+        let h = Harness(source: source, options: o)
+        h.start()
+        let r = h.finish()
+        let clipHashes = try Fixtures.ffmpegFrameMD5(clip)
+        let looped = Array(repeating: clipHashes, count: 10).flatMap { $0 }
+        let start = r.hashes.first.flatMap { first in looped.firstIndex { $0 == first } }
+        #expect(r.summary.tsPackets > 0 && r.summary.tsContinuityErrors == 0, "\(transport): \(r.summary.line)")
+        #expect(r.hashes.count == 60 && start.map { Array(looped[$0..<($0 + 60)]) == r.hashes } == true,
+                "\(transport): the pictures are a run of the clip's")
+    }
+
+    @Test(.enabled(if: available, "gst-rtsp-server is not installed: run tools/setup"))
+    func aTrackThatIsNotThereIsNamedWithWhatIs() throws {
+        let (server, port) = try Self.server(["--mux", "both"], ref: Self.refPath())
+        defer { server.process.terminate() }
+        do {
+            _ = try RTSPSource(url: try RTSPURL(parsing: "rtsp://127.0.0.1:\(port)/test?track=3"), transport: .auto)
+            Issue.record("track 3 opened")
+        } catch {
+            #expect("\(error)".contains("no track '3' (the server offers 1: video H264, 2: video MP2T)"), "\(error)")
+        }
     }
 
     /// Issue 22: a server that allows only one lower transport answers a SETUP for the other with

@@ -29,7 +29,7 @@ a plot (tools/plot-latency).
   --plot FILE.png        (default next to the CSV; --plot none to skip)
   --idle-flush-ms MS     receiver idle flush (default 1)
   --loss P               the sender drops P of its UDP datagrams (0-0.5, seeded); a "loss:" line gives the recovery
-  --keyframe-requests on|off   the receiver's RTCP PLIs on loss (rtp; default on): compare both
+  --keyframe-requests on|off   the receiver's RTCP PLIs on loss (rtp, rtsp; default on): compare both
   --sender-clock-offset-ms N   the sender stamps as if its clock ran N ms ahead (a drone not synchronized)
   --clock-offset-ms N | --clock-offset relative   how the receiver reads those stamps (as play)
 """

@@ -86,7 +86,9 @@ public struct BenchLink {
         guard let tool = toolPath("rtsp-server") else { throw SourceError.open("bench: tools/rtsp-server not found (run from the repository root)") }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = [tool, "--port", String(port), "--relay-rtp", String(relayPort), "--codec", codec == .h265 ? "h265" : "h264"]
+        // Keyframe requests the client sends reach the sender as they would a camera's encoder.
+        p.arguments = [tool, "--port", String(port), "--relay-rtp", String(relayPort), "--relay-rtcp", "auto",
+                       "--codec", codec == .h265 ? "h265" : "h264"]
         let out = Pipe()
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice

@@ -10,13 +10,17 @@ import Glibc
 /// `spyglass bench --duration 2 --display none` writes a CSV whose stages are present,
 /// non-negative, and add up to glass-to-glass.
 @Suite struct BenchTests {
-    /// `--loss` on RTP: the sender drops datagrams, the receiver asks for keyframes, and bench
-    /// says how often and how fast the picture came clean again; with requests off it asks none.
-    @Test func benchWithLossReportsTheRecovery() throws {
+    /// `--loss` on RTP, and on RTSP through GStreamer's server (which passes the requests on to the
+    /// sender, `tools/rtsp-server --relay-rtcp auto`): the sender drops datagrams, the receiver
+    /// asks for keyframes, and bench says how often and how fast the picture came clean again;
+    /// with requests off it asks none, and is clean again only at the sender's periodic IDRs.
+    @Test(arguments: ["rtp", "rtsp"])
+    func benchWithLossReportsTheRecovery(transport: String) throws {
+        if transport == "rtsp" && !RTSPTests.available { return }
         var lines: [String: String] = [:]
         for requests in ["on", "off"] {
             let (rc, out, err) = try Fixtures.run(Fixtures.spyglassBinary,
-                ["bench", "--transport", "rtp", "--loss", "0.01", "--keyframe-requests", requests, "--duration", "4",
+                ["bench", "--transport", transport, "--loss", "0.01", "--keyframe-requests", requests, "--duration", "4",
                  "--size", "320x240", "--display", "none", "--plot", "none", "--latency-log", "/dev/null"])
             try #require(rc == 0 || rc == 3, "bench ran: \(err)")
             lines[requests] = out.split(separator: "\n").first { $0.hasPrefix("loss: ") }.map(String.init)
@@ -25,6 +29,9 @@ import Glibc
         #expect(!on.contains(" 0 packets lost") && !on.contains("; 0 keyframe requests"), "\(on)")
         #expect(on.contains("recovery p50"), "\(on)")
         #expect(off.contains("; 0 keyframe requests"), "\(off)")
+        // "clean again N time(s)": answered requests make many more than the IDRs every 2 s of 4 s.
+        func times(_ line: String) -> Int { Int(line.components(separatedBy: "clean again ").last?.split(separator: " ").first ?? "") ?? 0 }
+        #expect(times(on) > times(off) + 2, "\(transport): \(on) | \(off)")
     }
 
     @Test func benchCSVStagesSumToTheTotal() throws {

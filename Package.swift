@@ -10,9 +10,10 @@ let package = Package(
         .library(name: "SpyglassSession", targets: ["SpyglassSession"]),
     ],
     targets: [
-        // libavcodec + libavutil + libswscale (Debian's FFmpeg 5.1), one module map.
+        // libavcodec + libavformat + libavutil + libswscale (Debian's FFmpeg 5.1), one module map;
+        // libavformat muxes and demuxes recordings (Matroska, MPEG-TS, fragmented MP4).
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavcodec",
-                       providers: [.apt(["libavcodec-dev", "libavutil-dev", "libswscale-dev"])]),
+                       providers: [.apt(["libavcodec-dev", "libavformat-dev", "libavutil-dev", "libswscale-dev"])]),
         // SDL2 + SDL2_ttf (status text) + SDL2_image (PNG screenshots).
         .systemLibrary(name: "CSDL2", pkgConfig: "sdl2",
                        providers: [.apt(["libsdl2-dev", "libsdl2-ttf-dev", "libsdl2-image-dev"])]),

@@ -1,6 +1,7 @@
 #ifndef SPYGLASS_CFFMPEG_SHIM_H
 #define SPYGLASS_CFFMPEG_SHIM_H
 #include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/md5.h>

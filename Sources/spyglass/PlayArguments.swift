@@ -97,11 +97,7 @@ enum PlayArguments {
         case "--join-timeout-ms": r.joinTimeoutMicros = Int(try a.number(arg, 0...600_000) * 1000)
         case "--join": r.join = try a.parsed(arg, ReceiverOptions.Join.init(rawValue:), use: "wait or show")
         case "--decode": r.decodeMode = try a.parsed(arg, ReceiverOptions.DecodeMode.init(rawValue:), use: "au or nal")
-        case "--sdp":
-            let path = try a.value(arg)
-            do { r.sdp = try SessionDescription(path: path) } catch {
-                FileHandle.standardError.write(Data("spyglass: error: \(error)\n".utf8)); exit(1)
-            }
+        case "--sdp": r.sdp = try SessionDescription(path: a.value(arg))   // unreadable: "spyglass: error: …", exit 1
         case "--idle-flush-ms": r.idleFlushMicros = Int(try a.number(arg, 0...10_000) * 1000)
         case "--threads": r.decoderThreads = try a.integer(arg, 1...64); r.autoSliceThreads = false
         case "--max-au-mb": r.maxAccessUnitBytes = Int(try a.number(arg, 0.01...1024) * 1_048_576)

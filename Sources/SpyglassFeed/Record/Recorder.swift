@@ -240,3 +240,59 @@ public struct RecordingIndex: Sendable {
         return RecordingIndex(entries: entries, repaired: repaired)
     }
 }
+
+/// What `--record` writes into: the raw stream with its timing index (``Recorder``) or a
+/// container (``ContainerRecorder``). On the feed's thread only.
+public protocol FlightRecorder: AnyObject {
+    /// Access units written, bytes written, and every file started (rotation makes several).
+    var accessUnits: Int { get }
+    var bytes: Int { get }
+    var files: [String] { get }
+    /// Access units rewritten with a repaired NAL unit.
+    var rewritten: Int { get }
+    /// The first error; recording stopped there.
+    var error: String? { get }
+    /// Records one access unit; `store` has the stream's parameter sets (a new file starts with
+    /// them) and its format. `wallMicros`: the wall clock of its last byte, µs since the epoch.
+    /// - Returns: false once recording has stopped on an error.
+    @discardableResult func record(_ au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64) -> Bool
+    /// Puts a repaired access unit in place of the one of the same index written last.
+    @discardableResult func replace(_ au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64) -> Bool
+    /// Closes the files (a container gets its trailer: Cues, duration).
+    func close()
+    /// What the summary adds after the files (how often the file was synced), or "".
+    var detail: String { get }
+}
+
+/// The recorder `--record PATH` asks for, by its extension: `.h264`/`.h265` (and `.264`,
+/// `.265`, `.hevc`) the raw stream with its index (``Recorder``); `.ts`, `.mp4`, `.mkv` that
+/// container; anything else Matroska, with `.mkv` added (``ContainerRecorder``).
+public func makeFlightRecorder(path: String, splitBytes: Int = 0, splitMicros: UInt64 = 0) -> any FlightRecorder {
+    if recordsRawStream(path) { return Recorder(path: path, splitBytes: splitBytes, splitMicros: splitMicros) }
+    return ContainerRecorder(path: path, splitBytes: splitBytes, splitMicros: splitMicros)
+}
+
+/// `--record PATH` writes the raw stream and its index (not a container).
+public func recordsRawStream(_ path: String) -> Bool {
+    ["h264", "h265", "264", "265", "hevc"].contains((path as NSString).pathExtension.lowercased())
+}
+
+/// The files `--record PATH` may write, unsplit (for the check that no output is an input).
+public func flightRecordingFiles(path: String) -> [String] {
+    guard recordsRawStream(path) else { return [ContainerRecorder.fileName(for: path)] }
+    return [path, path + ".idx"] + ["h264", "h265"].flatMap { [path + ".\($0)", path + ".\($0).idx"] }
+}
+
+extension Recorder: FlightRecorder {
+    public var detail: String { "" }
+
+    @discardableResult
+    public func record(_ au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64) -> Bool {
+        record(au, parameterSets: store.allUnits, wallMicros: wallMicros)
+    }
+
+    @discardableResult
+    public func replace(_ au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64) -> Bool {
+        replace(au, parameterSets: store.allUnits, wallMicros: wallMicros)
+    }
+}

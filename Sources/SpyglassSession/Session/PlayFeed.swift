@@ -63,13 +63,13 @@ public final class PlayFeed {
                 let now = MonotonicClock.nowMicros()
                 return MonotonicClock.wallMicros() - (now > au.lastByteMicros ? now - au.lastByteMicros : 0)
             }
-            observers.accessUnit = { au, store in flight.record(au, parameterSets: store.allUnits, wallMicros: wall(au)) }
-            observers.accessUnitRepaired = { au, store in flight.replace(au, parameterSets: store.allUnits, wallMicros: wall(au)) }
+            observers.accessUnit = { au, store in flight.record(au, store: store, wallMicros: wall(au)) }
+            observers.accessUnitRepaired = { au, store in flight.replace(au, store: store, wallMicros: wall(au)) }
             observers.end = { _ in
                 flight.close()
                 if flight.error != nil { report.fail(nil) } else {
                     report.note("recorded \(flight.accessUnits) access units, \(flight.bytes) bytes to \(flight.files.joined(separator: ", "))"
-                                + (flight.rewritten > 0 ? " (\(flight.rewritten) rewritten with a repaired NAL unit)" : ""))
+                                + (flight.rewritten > 0 ? " (\(flight.rewritten) rewritten with a repaired NAL unit)" : "") + flight.detail)
                 }
             }
         }
@@ -98,14 +98,14 @@ public final class PlayFeed {
 
     /// `--record`: a flight recorder, or nil with a one-line error when its folder is not writable
     /// (viewing goes on without it; the exit status says so).
-    private static func flightRecorder(_ path: String?, _ options: PlayOptions) -> (Recorder?, unwritable: Bool) {
+    private static func flightRecorder(_ path: String?, _ options: PlayOptions) -> ((any FlightRecorder)?, unwritable: Bool) {
         guard let path else { return (nil, false) }
         let dir = (path as NSString).deletingLastPathComponent
         guard access(dir.isEmpty ? "." : dir, W_OK) == 0 else {
             Log.error("--record \(path): folder '\(dir.isEmpty ? "." : dir)' is not writable (\(String(cString: strerror(errno)))); playing without recording")
             return (nil, true)
         }
-        return (Recorder(path: path, splitBytes: options.recordSplitBytes, splitMicros: options.recordSplitMicros), false)
+        return (makeFlightRecorder(path: path, splitBytes: options.recordSplitBytes, splitMicros: options.recordSplitMicros), false)
     }
 
     /// No window after all: take the pictures of `feeds` from their slots as a headless sink

@@ -304,7 +304,7 @@ enum OutputPaths {
         for n in 1...max(1, feeds) {
             for (flag, path) in outputs {
                 guard let path = expand(path, feed: n) else { continue }
-                let files = flag == "--record" ? [path + ".h264", path + ".h265", path + ".h264.idx", path + ".h265.idx"] : [path]
+                let files = flag == "--record" ? flightRecordingFiles(path: path) : [path]
                 for f in files.map(canonical) {
                     if inputs.contains(f) { throw SourceError.open("\(flag) \(path) would overwrite an input file") }
                     if let other = written[f], other != flag { throw SourceError.open("\(flag) \(path) is also the \(other) file") }

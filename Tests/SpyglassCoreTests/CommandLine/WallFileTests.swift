@@ -72,7 +72,7 @@ import Glibc
         #expect(rc == 2 && err.contains("\(path):1: an empty SOURCE"), "\(err)")
     }
 
-    @Test("a wall file written on Windows (CR LF) plays, and {n} in --record gives each feed its own file")
+    @Test("a wall file written on Windows (CR LF) plays, and {n} in --record gives each feed its own file (Matroska)")
     func crlfLinesAndNumberedRecordings() throws {
         let a = Fixtures.capture("test/h264-aud.h264"), b = Fixtures.capture("test/h265-4slices.h265")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wallrec-\(getpid())-\(UUID().uuidString)").path
@@ -80,6 +80,6 @@ import Glibc
         let (rc, _, err) = try play("\(a)\r\n\(b)\r\n", ["--display", "none", "--untimed", "--record", "\(dir)/rec{n}"])
         #expect(rc == 0, "\(err)")
         #expect(err.split(separator: "\n").filter { $0.contains("frames decoded") }.count == 2, "\(err)")
-        #expect(FileManager.default.fileExists(atPath: "\(dir)/rec1.h264") && FileManager.default.fileExists(atPath: "\(dir)/rec2.h265"))
+        #expect(FileManager.default.fileExists(atPath: "\(dir)/rec1.mkv") && FileManager.default.fileExists(atPath: "\(dir)/rec2.mkv"))
     }
 }

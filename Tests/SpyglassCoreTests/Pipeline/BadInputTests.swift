@@ -46,7 +46,7 @@ import Glibc
         let input = "\(dir)/in.h264"
         try FileManager.default.copyItem(atPath: Fixtures.capture("test/h264-aud.h264"), toPath: input)
         let size = try FileManager.default.attributesOfItem(atPath: input)[.size] as? Int
-        for args in [["--framemd5", input], ["--record", "\(dir)/in"], ["--summary", "\(dir)/x", "--framemd5", "\(dir)/x"]] {
+        for args in [["--framemd5", input], ["--record", "\(dir)/in.h264"], ["--summary", "\(dir)/x", "--framemd5", "\(dir)/x"]] {
             let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", input, "--display", "none"] + args)
             #expect(rc == 1, "\(args): \(err)")
         }

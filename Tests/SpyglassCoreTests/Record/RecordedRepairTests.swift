@@ -58,7 +58,7 @@ import TestSupport
         for _ in 0..<5 {
             let port = try Sender.freeTCPPort()
             let child = try Fixtures.start(Fixtures.spyglassBinary, ["play", "tcp://127.0.0.1:\(port)?listen", "--display", "none",
-                                                                     "--idle-flush-ms", "1", "--record", base] + extra)
+                                                                     "--idle-flush-ms", "1", "--record", base + ".h264"] + extra)
             let listening = { ((try? String(contentsOfFile: child.errPath, encoding: .utf8)) ?? "").contains("waiting for a sender on port \(port)") }
             #expect(Wait.until(timeoutSeconds: 30) { listening() || !child.process.isRunning }, "spyglass play started")
             if listening() { return (child, Sender.tcpConnect(port: port)) }

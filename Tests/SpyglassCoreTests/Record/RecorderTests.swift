@@ -130,7 +130,7 @@ import TestSupport
         let live = Process()
         live.executableURL = URL(fileURLWithPath: Fixtures.spyglassBinary)
         live.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--timeout", "4",
-                          "--record", base, "--latency-log", base + "-live.csv", "--idle-flush-ms", "20"]
+                          "--record", base + ".h264", "--latency-log", base + "-live.csv", "--idle-flush-ms", "20"]
         try Fixtures.launch(live)   // stdout and stderr inherited: no pipe to fill; --timeout 4 ends it
         #expect(Wait.until { Fixtures.udpPortIsBound(port) || !live.isRunning } && live.isRunning,
                 "spyglass play bound udp port \(port) within 10 s")
@@ -165,7 +165,7 @@ import TestSupport
             let port = try Sender.freeUDPPort()
             let p = Process()
             p.executableURL = URL(fileURLWithPath: Fixtures.spyglassBinary)
-            p.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--record", base, "--timeout", "20",
+            p.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--record", base + ".h264", "--timeout", "20",
                            "--idle-flush-ms", "50"]   // crash safety is under test, not the idle guess
             p.standardError = FileHandle.nullDevice
             try Fixtures.launch(p)
@@ -237,7 +237,7 @@ import TestSupport
     @Test func splitFilesEachStartAtAKeyframe() throws {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("split-\(getpid())").path
         let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", Fixtures.capture("test/h264-baseline.h264"),
-            "--display", "none", "--untimed", "--record", base, "--record-split-mb", "0.05"])
+            "--display", "none", "--untimed", "--record", base + ".h264", "--record-split-mb", "0.05"])
         #expect(rc == 0, "\(err)")
         // 52 KB per file on a 97 KB capture with IDRs at 0 and 30: two files, each self-starting.
         let expected = try Fixtures.ffmpegFrameMD5(Fixtures.capture("test/h264-baseline.h264"))

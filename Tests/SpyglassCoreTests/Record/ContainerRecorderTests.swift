@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import SpyglassFeed
+@testable import SpyglassBitstream
+@testable import SpyglassSession
+
+/// `--record FILE.mkv|.ts|.mp4`: containers muxed by libavformat, read back by readers no one
+/// here wrote (ffmpeg, ffprobe, mkvmerge, GStreamer's demuxers), with the stream's own timing,
+/// and what a `kill -9` leaves.
+@Suite(.serialized) struct ContainerRecorderTests {
+    static func temporary(_ name: String) -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("container-\(getpid())-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir + "/" + name
+    }
+
+    /// ffprobe's packets of `path`: (pts in seconds, keyframe).
+    static func packets(_ path: String) throws -> [(pts: Double, key: Bool)] {
+        let (rc, out, err) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                                  "packet=pts_time,flags", "-of", "csv=p=0", path])
+        try #require(rc == 0, "ffprobe read \(path): \(err)")
+        return out.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: ",")
+            guard f.count >= 2, let t = Double(f[0]) else { return nil }
+            return (t, f[1].contains("K"))
+        }
+    }
+
+    /// The GStreamer demuxer for each container, ending in a fakesink: exit 0 at end of stream.
+    static func gstreamerReads(_ path: String) throws -> Bool {
+        let demux = ["mkv": "matroskademux", "ts": "tsdemux", "mp4": "qtdemux"][(path as NSString).pathExtension]!
+        let parse = "h264parse"
+        let (rc, _, _) = try Fixtures.run("/usr/bin/gst-launch-1.0", ["-q", "filesrc", "location=\(path)", "!", demux, "!", parse,
+                                                                     "!", "fakesink"], timeoutSeconds: 60)
+        return rc == 0
+    }
+
+    @Test(arguments: ["mkv", "ts", "mp4"])
+    func everyPictureIsBitExactAndTheReadersOpenIt(container: String) throws {
+        let capture = Fixtures.capture("test/h264-baseline.h264")
+        let file = Self.temporary("rec.\(container)")
+        let before = Date()
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", capture, "--display", "none", "--record", file])
+        let after = Date()
+        #expect(rc == 0 && err.contains("recording to \(file)"), "\(err)")
+        #expect(try Fixtures.ffmpegFrameMD5(file) == Fixtures.ffmpegFrameMD5(capture), "ffmpeg decodes the \(container) bit-exact")
+        #expect(try Self.gstreamerReads(file), "GStreamer's demuxer reads the \(container)")
+        let keys = try Self.packets(file).filter(\.key).count
+        #expect(keys == 2, "both IDRs are marked keyframes (\(keys))")
+        guard container != "ts" else { return }
+        // The start time, UTC, in the container's own field: between the run's start and end.
+        let (_, tags, _) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format_tags=creation_time",
+                                                                "-of", "default=nw=1:nk=1", file])
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let started = try #require(f.date(from: tags.trimmingCharacters(in: .whitespacesAndNewlines)), "creation_time: '\(tags)'")
+        #expect(started >= before.addingTimeInterval(-1) && started <= after, "\(started) within the run")
+        if container == "mkv" {
+            let (mrc, json, merr) = try Fixtures.run("/usr/bin/mkvmerge", ["-J", file])
+            #expect(mrc == 0 && json.contains("\"codec\": \"AVC/H.264/MPEG-4p10\"") && json.contains("date_utc"), "mkvmerge: \(json) \(merr)")
+        }
+    }
+
+    /// A live pattern stamps each picture's capture time (ST 0604 SEI): the recording's time
+    /// stamps are those instants, not a frame rate; a pause in the stream stays a pause.
+    @Test func timeStampsAreTheCaptureTimesAndAPauseStays() throws {
+        let port = try Sender.freeUDPPort()
+        let file = Self.temporary("live.mkv")
+        let play = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--timeout", "3",
+                                                               "--record", file, "--latency-log", file + ".csv"])
+        try #require(Wait.until(timeoutSeconds: 30) { Fixtures.udpPortIsBound(port) }, "spyglass listens")
+        for _ in 0..<2 {   // two bursts of 1 s with a pause of at least 1.5 s between them
+            let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)", "--size", "320x240",
+                                                                          "--duration", "1"])
+            try #require(rc == 0, "\(err)")
+            usleep(1_500_000)   // the pause under test, not a wait for an event
+        }
+        let (status, _) = play.wait()
+        #expect(status == 0)
+        let pts = try Self.packets(file).map(\.pts)
+        try #require(pts.count >= 50, "\(pts.count) pictures recorded")
+        let gaps = zip(pts.dropFirst(), pts).map { $0 - $1 }
+        let pause = try #require(gaps.max())
+        #expect(pause >= 1.4, "the pause between the senders is in the file: \(pause) s")
+        // Within a burst, the gaps are the capture times' (the latency log's), to Matroska's 1 ms.
+        let log = try String(contentsOfFile: file + ".csv", encoding: .utf8).split(separator: "\n")
+        let header = log[0].split(separator: ",").map(String.init)
+        let col = try #require(header.firstIndex(of: "capture_wall_us"), "\(header)")
+        let captures = log.dropFirst().compactMap { Double($0.split(separator: ",", omittingEmptySubsequences: false)[col]) }.map { $0 / 1e6 }
+        try #require(captures.count == pts.count, "one latency line per recorded picture")
+        for (i, (a, b)) in zip(pts, captures).enumerated() {
+            #expect(abs((a - pts[0]) - (b - captures[0])) <= 0.0015, "picture \(i): \(a - pts[0]) s in the file, captured at +\(b - captures[0]) s")
+        }
+    }
+
+    /// `kill -9` while recording: the file still opens, and holds every picture but those of the
+    /// last second (Matroska's cluster, MP4's fragment) and the one held for a repair.
+    @Test(arguments: ["mkv", "mp4", "ts"])
+    func killNineLosesAtMostTheLastSecond(container: String) throws {
+        let capture = Fixtures.capture("test/h264-baseline.h264")
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(capture))
+        let port = try Sender.freeUDPPort()
+        let file = Self.temporary("killed.\(container)")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Fixtures.spyglassBinary)
+        p.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--record", file, "--timeout", "30"]
+        p.standardError = FileHandle.nullDevice
+        try Fixtures.launch(p)
+        try #require(Wait.until { Fixtures.udpPortIsBound(port) || !p.isRunning } && p.isRunning, "spyglass listens")
+        // 3 passes of the capture's 45 pictures at 30 a second: 4.5 s.
+        var sent = 0
+        for _ in 0..<3 {
+            for au in aus {
+                Sender.udp(port: port, datagrams: Sender.randomCuts(au, sizes: 1400...1400, seed: UInt64(sent)))
+                sent += 1
+                Sender.pace(micros: 33_333)
+            }
+        }
+        usleep(100_000)   // the last datagrams' way through loopback, not a wait for an event
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        let got = try Self.packets(file)
+        #expect(got.count >= sent - 31 - 1, "\(container): \(got.count) of \(sent) pictures survive the kill")
+        if container == "mkv" {
+            let (mrc, _, merr) = try Fixtures.run("/usr/bin/mkvmerge", ["-J", file])
+            #expect(mrc == 0 || mrc == 1, "mkvmerge identifies the killed file: \(merr)")
+        }
+        #expect(try Self.gstreamerReads(file), "GStreamer's demuxer reads the killed \(container)")
+        // `spyglass repair`: the same pictures in a whole file, with its duration (and Matroska's Cues).
+        let (rc, out, err) = try Fixtures.run(Fixtures.spyglassBinary, ["repair", file])
+        let repaired = ContainerRepair.outputPath(for: file)
+        #expect(rc == 0 && out.contains(repaired), "\(out)\(err)")
+        #expect(try Self.packets(repaired).count == got.count, "every picture of the killed file")
+        let (_, duration, _) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", repaired])
+        #expect(Double(duration.trimmingCharacters(in: .whitespacesAndNewlines)) != nil, "a duration: '\(duration)'")
+        if container == "mkv" {
+            let (_, info, _) = try Fixtures.run("/usr/bin/mkvinfo", ["-a", repaired])
+            #expect(info.contains("Cue point"), "Cues: the file seeks again")
+        }
+    }
+}

@@ -2,6 +2,7 @@
 #define SPYGLASS_CFFMPEG_SHIM_H
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavcodec/bsf.h>
 #include <libavutil/avutil.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/md5.h>

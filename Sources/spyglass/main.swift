@@ -16,6 +16,7 @@ usage: spyglass play SOURCE [SOURCE …] [--wall FILE] [options]
        spyglass probe SOURCE [--json]                (spyglass probe --help)
        spyglass replay RECORDING [--speed X] [--loop] [--from S] [--to S] [play options]
        spyglass repair RECORDING.mkv|.mp4|.ts        (a killed recording's Cues and duration: NAME.repaired.EXT)
+       spyglass export RECORDING.h264 OUT.mkv|.ts|.mp4   (a raw recording into a container, at its index's times)
        spyglass --version                            (this build and the libraries it loaded)
 
 SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://[USER:PASS@]HOST[:PORT]/PATH |
@@ -133,7 +134,7 @@ struct Arguments {
 }
 
 /// The commands, for "did you mean" on a mistyped one.
-let commands = ["play", "send", "bench", "probe", "replay", "repair"]
+let commands = ["play", "send", "bench", "probe", "replay", "repair", "export"]
 
 MemoryPolicy.install()
 MemoryPolicy.startHousekeeping()
@@ -159,10 +160,7 @@ do {
         exit(try runProbe(argv))
     case "replay":
         exit(try runReplay(argv))
-    case "repair":
-        guard argv.count == 1, !argv[0].hasPrefix("-") else { throw CLIError.usage("repair takes one recording (.mkv, .mp4 or .ts)") }
-        let r = try ContainerRepair.repair(argv[0])
-        print(String(format: "%@: %d pictures, %.1f s, with its index (Cues) and duration", r.path, r.packets, r.seconds))
+    case "repair", "export": print(try ContainerImport.command(command, argv))
     case "-V", "--version", "version":
         print((["spyglass \(BuildInfo.version)"] + BuildInfo.libraryLines()).joined(separator: "\n"))
     case "-h", "--help", "help":

@@ -33,14 +33,7 @@ import SpyglassIngest
 /// Writing never stops live viewing: on an error the recorder stops, reports once with how much
 /// was kept, and the receiver goes on.
 public final class ContainerRecorder: FlightRecorder {
-    /// The containers, by file extension.
-    public enum Container: String, Sendable, CaseIterable {
-        case matroska = "mkv", mpegts = "ts", mp4 = "mp4"
-        /// libavformat's muxer name.
-        var muxer: String { self == .matroska ? "matroska" : self == .mpegts ? "mpegts" : "mp4" }
-    }
-
-    public let container: Container
+    let container: ContainerWriter.Container
     public let basePath: String
     public let splitBytes: Int
     public let splitMicros: UInt64
@@ -56,8 +49,7 @@ public final class ContainerRecorder: FlightRecorder {
         syncCount == 0 ? "" : String(format: "; synced to the disk %d times, the longest %.1f ms (off the feed's thread)", syncCount, syncMillisMax)
     }
 
-    private var format: UnsafeMutablePointer<AVFormatContext>?
-    private var stream: UnsafeMutablePointer<AVStream>?
+    private var writer: ContainerWriter?
     private var pending: (au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64)?
     private var fileStartMicros: UInt64 = 0
     private var firstStamp: UInt64?
@@ -71,7 +63,7 @@ public final class ContainerRecorder: FlightRecorder {
     ///   - splitBytes/splitMicros: rotation (`--record-split-mb`/`-min`); each file starts at a
     ///     keyframe with its parameter sets, named `NAME-000.mkv`, `NAME-001.mkv`, ….
     public init(path: String, splitBytes: Int = 0, splitMicros: UInt64 = 0) {
-        container = Container(rawValue: (path as NSString).pathExtension.lowercased()) ?? .matroska
+        container = ContainerWriter.Container(rawValue: (path as NSString).pathExtension.lowercased()) ?? .matroska
         basePath = Self.fileName(for: path)
         self.splitBytes = splitBytes
         self.splitMicros = splitMicros
@@ -83,7 +75,7 @@ public final class ContainerRecorder: FlightRecorder {
 
     /// The file `path` names: itself with `.mkv`, `.ts` or `.mp4`, else with `.mkv` added.
     public static func fileName(for path: String) -> String {
-        Container(rawValue: (path as NSString).pathExtension.lowercased()) == nil ? path + ".mkv" : path
+        ContainerWriter.Container(rawValue: (path as NSString).pathExtension.lowercased()) == nil ? path + ".mkv" : path
     }
 
     @discardableResult
@@ -113,39 +105,24 @@ public final class ContainerRecorder: FlightRecorder {
     /// Muxes one access unit, opening (or rotating to) a file at a random access point.
     private func write(_ au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64) -> Bool {
         let startsClean = au.isRandomAccessPoint || au.recoveryFrameCount != nil
-        if format != nil && startsClean && needsRotation(au) { closeFile() }
-        if format == nil {
+        if writer != nil && startsClean && needsRotation(au) { closeFile() }
+        if writer == nil {
             // A file starts at a picture a decoder can start from; the first may start anywhere
             // once the parameter sets are known (nothing received is left out).
             guard startsClean || (files.isEmpty && store.latestFormat != nil) else { return true }
             guard openFile(au, store: store) else { return false }
         }
-        guard let format, let stream else { return false }
+        guard let writer else { return false }
         let data = au.annexB(prefix: au.hasParameterSets ? [] : (accessUnitsInFile == 0 ? store.allUnits : []))
-        guard let packet = av_packet_alloc() else { return fail("out of memory") }
-        var p: UnsafeMutablePointer<AVPacket>? = packet
-        defer { av_packet_free(&p) }
-        guard av_new_packet(packet, Int32(data.count)) == 0 else { return fail("out of memory") }
-        data.withUnsafeBytes { _ = memcpy(packet.pointee.data, $0.baseAddress!, data.count) }
-        // In the stream's time base (the muxer's: 1 ms in Matroska, 90 kHz in MPEG-TS), and after
-        // the one before even when two arrivals round to one tick.
-        let tb = stream.pointee.time_base
-        let pts = max(av_rescale_q(stamp(au, wallMicros: wallMicros), AVRational(num: 1, den: 1_000_000), tb), lastTick + 1)
-        lastTick = pts
-        packet.pointee.pts = pts
-        packet.pointee.dts = pts
-        packet.pointee.stream_index = stream.pointee.index
-        if au.isRandomAccessPoint { packet.pointee.flags |= AV_PKT_FLAG_KEY }
-        let rc = av_write_frame(format, packet)
-        guard rc >= 0 else { return fail("libavformat: \(VideoDecoder.errorText(rc))") }
+        do { try writer.write(data, micros: stamp(au, wallMicros: wallMicros), keyframe: au.isRandomAccessPoint) } catch {
+            return fail("\(error)")
+        }
         accessUnits += 1
         accessUnitsInFile += 1
         bytes += data.count
         return true
     }
     private var accessUnitsInFile = 0
-    /// The last time stamp written, in the stream's time base.
-    private var lastTick: Int64 = -1
 
     /// The access unit's time stamp, µs from the file's first: its capture time, else its
     /// arrival shifted by the last capture-to-arrival difference seen (so a stream that only
@@ -181,68 +158,27 @@ public final class ContainerRecorder: FlightRecorder {
 
     private func openFile(_ au: AccessUnit, store: ParameterSetStore) -> Bool {
         let name = fileName()
-        var ctx: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_alloc_output_context2(&ctx, nil, container.muxer, name) >= 0, let ctx else {
-            return fail("\(name): libavformat has no \(container.muxer) muxer")
-        }
-        format = ctx
-        guard let s = avformat_new_stream(ctx, nil) else { return fail("\(name): out of memory") }
-        stream = s
-        let par = s.pointee.codecpar!
-        par.pointee.codec_type = AVMEDIA_TYPE_VIDEO
-        par.pointee.codec_id = au.codec == .h265 ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264
-        if let f = store.latestFormat {
-            par.pointee.width = Int32(f.width)
-            par.pointee.height = Int32(f.height)
-        }
-        // The parameter sets as Annex B extradata: the Matroska and MP4 muxers turn them into
-        // avcC/hvcC (and each packet into length-prefixed units).
-        let extra = store.allUnits.reduce(into: [UInt8]()) { $0 += [0, 0, 0, 1] + $1 }
-        if !extra.isEmpty, let buf = av_mallocz(extra.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) {
-            extra.withUnsafeBytes { _ = memcpy(buf, $0.baseAddress!, extra.count) }
-            par.pointee.extradata = buf.assumingMemoryBound(to: UInt8.self)
-            par.pointee.extradata_size = Int32(extra.count)
-        }
-        s.pointee.time_base = AVRational(num: 1, den: 1_000_000)
-        let started = MonotonicClock.wallMicros()
-        av_dict_set(&ctx.pointee.metadata, "creation_time", Self.iso8601(started), 0)
-        ctx.pointee.flush_packets = 1
-        var options: OpaquePointer?
-        defer { av_dict_free(&options) }
-        switch container {
-        case .matroska: av_dict_set(&options, "cluster_time_limit", "1000", 0)
-        case .mp4:
-            av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
-            av_dict_set(&options, "frag_duration", "1000000", 0)
-        case .mpegts: break
-        }
-        guard avio_open(&ctx.pointee.pb, name, AVIO_FLAG_WRITE) >= 0 else { return fail("\(name): \(errnoText())") }
-        let rc = avformat_write_header(ctx, &options)
-        guard rc >= 0 else { return fail("\(name): libavformat: \(VideoDecoder.errorText(rc))") }
+        do {
+            writer = try ContainerWriter(path: name, container: container, codec: au.codec, width: store.latestFormat?.width ?? 0,
+                                         height: store.latestFormat?.height ?? 0, parameterSets: store.allUnits,
+                                         startWallMicros: MonotonicClock.wallMicros())
+        } catch { return fail("\(error)") }
         files.append(name)
         fileStartMicros = au.firstByteMicros
         firstStamp = nil
         lastPTS = -1
-        lastTick = -1
         accessUnitsInFile = 0
         bytesBeforeFile = bytes
         let fd = open(name, O_RDONLY | O_CLOEXEC)
         syncer.state.withLock { if $0.fd >= 0 { Glibc.close($0.fd) }; $0.fd = fd }
-        Log.info("recording to \(name) (\(container == .matroska ? "Matroska" : container == .mpegts ? "MPEG-TS" : "fragmented MP4"), "
-                 + "time stamps from \(au.captureWallMicros != nil ? "the capture times" : "arrival"))")
+        Log.info("recording to \(name) (\(container.name), time stamps from \(au.captureWallMicros != nil ? "the capture times" : "arrival"))")
         return true
     }
 
     private func closeFile() {
         syncer.state.withLock { if $0.fd >= 0 { Glibc.close($0.fd) }; $0.fd = -1 }
-        guard let ctx = format else { return }
-        if error == nil && files.last != nil { av_write_trailer(ctx) }
-        avio_closep(&ctx.pointee.pb)
-        var f: UnsafeMutablePointer<AVFormatContext>? = ctx
-        avformat_free_context(f)
-        f = nil
-        format = nil
-        stream = nil
+        writer?.close(complete: error == nil)
+        writer = nil
     }
 
     private func fail(_ why: String) -> Bool {
@@ -255,14 +191,6 @@ public final class ContainerRecorder: FlightRecorder {
 
 
 
-    /// `2026-12-04T19:34:53.000000Z`.
-    static func iso8601(_ micros: UInt64) -> String {
-        var t = time_t(micros / 1_000_000)
-        var tm = tm()
-        gmtime_r(&t, &tm)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                      tm.tm_hour, tm.tm_min, tm.tm_sec, Int(micros % 1_000_000))
-    }
 }
 
 /// Once a second, `fsync(2)` on the recording being written, through a descriptor of its own

@@ -47,9 +47,11 @@ public final class RecordingSource: ByteSource, Sendable {
     ///   - streamPath: the `.h264`/`.h265` file; its `.idx` must exist.
     ///   - speed: 0.25…4 (1 = as recorded); `untimed` delivers as fast as possible.
     ///   - fromSeconds/toSeconds: play this part (from the keyframe at or before `from`).
+    ///   - label: the name shown for it (default: `streamPath`; a container's name when it was
+    ///     demuxed into a temporary recording).
     /// - Throws: ``SourceError/open(_:)``.
     public init(streamPath: String, speed: Double = 1, untimed: Bool = false, loop: Bool = false,
-                fromSeconds: Double? = nil, toSeconds: Double? = nil) throws {
+                fromSeconds: Double? = nil, toSeconds: Double? = nil, label: String? = nil) throws {
         guard let idx = RecordingIndex.load(streamPath: streamPath) else {
             throw SourceError.open("\(streamPath): no recording index (\(streamPath).idx)")
         }
@@ -58,7 +60,7 @@ public final class RecordingSource: ByteSource, Sendable {
         guard fd >= 0 else { throw SourceError.open("\(streamPath): \(errnoText())") }
         self.fd = fd
         index = idx
-        label = streamPath
+        self.label = label ?? streamPath
         self.loop = loop
         let t0 = idx.entries[0].firstByteMicros
         var lo = 0, hi = idx.entries.count

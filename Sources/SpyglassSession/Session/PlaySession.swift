@@ -46,6 +46,12 @@ import SpyglassDisplay
     /// Runs to the end; returns the process exit status.
     /// - Parameter openedSource: a source already opened (bench, replay), for a single feed.
     public func run(openedSource: sending ByteSource? = nil) -> Int32 {
+        // A Matroska or MP4 file (a recording, a phone's, a drone's SD card): through libavformat's
+        // demuxer at its own time stamps, with replay's keys (Replay).
+        if openedSource == nil, urls.count == 1, case .file(let path) = urls[0].transport, ContainerImport.playsThrough(path) {
+            return Replay.run(path, url: urls[0], options: options,
+                              .init(speed: 1, loop: false, fromSeconds: nil, toSeconds: nil, port: nil, host: nil, sendTo: nil))
+        }
         Log.setQuiet(options.quiet)
         Log.setNamesFeeds(urls.count > 1)
         VideoDecoder.setLibraryLogging(verbose: options.verbose)

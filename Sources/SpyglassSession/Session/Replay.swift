@@ -33,8 +33,17 @@ public enum Replay {
     /// Replays `path` (`url` is its ``SourceURL``); a file with no index plays at its VUI rate
     /// (or `--fps`) times the speed.
     /// - Returns: the process exit status (1 after a one-line error).
-    @MainActor public static func run(_ path: String, url: SourceURL, options: PlayOptions, _ w: What) -> Int32 {
+    /// - Parameter shownAs: the name the feed goes by (a container demuxed into `path`).
+    @MainActor public static func run(_ path: String, url: SourceURL, options: PlayOptions, _ w: What, shownAs: String? = nil) -> Int32 {
         let speed = w.speed, loop = w.loop, from = w.fromSeconds, to = w.toSeconds
+        if ContainerImport.replaysThrough(path) {
+            // Through libavformat's demuxer into a recording of our own, with the file's timing.
+            let streamPath: String
+            do { streamPath = try ContainerImport.recording(of: path) } catch { Log.error("\(error)"); return 1 }
+            defer { try? FileManager.default.removeItem(atPath: (streamPath as NSString).deletingLastPathComponent) }
+            Log.info("\(path): read through libavformat's demuxer, at its own time stamps")
+            return run(streamPath, url: url, options: options, w, shownAs: path)
+        }
         if PcapSource.isPacketCapture(path) {
             return capture(path, url: url, options: options, port: w.port, host: w.host, sendTo: w.sendTo, speed: speed)
         }
@@ -46,7 +55,7 @@ public enum Replay {
         }
         do {
             let source = try RecordingSource(streamPath: path, speed: speed, untimed: options.receiver.untimed, loop: loop,
-                                             fromSeconds: from, toSeconds: to)
+                                             fromSeconds: from, toSeconds: to, label: shownAs)
             if source.index.repaired > 0 {
                 Log.info("\(path): index repaired (\(source.index.repaired) torn or incomplete entries dropped)")
             }

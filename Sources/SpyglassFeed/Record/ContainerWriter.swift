@@ -1,0 +1,113 @@
+import Foundation
+import CFFmpeg
+import SpyglassBitstream
+import SpyglassIngest
+
+/// One container file of one H.264/H.265 video stream, muxed by libavformat: what
+/// ``ContainerRecorder`` writes live and `spyglass export` writes from a raw recording.
+///
+/// Access units go in as Annex B with time stamps in µs from the file's start; the Matroska and
+/// MP4 muxers turn the Annex B extradata into avcC/hvcC and each packet into length-prefixed
+/// units. Matroska: clusters of at most 1 s (`cluster_time_limit`), CRC-32; MP4: fragmented
+/// (`frag_keyframe+empty_moov+default_base_moof`, fragments of at most 1 s); every packet is
+/// flushed to the kernel once the muxer lets go of it (`flush_packets`).
+package final class ContainerWriter {
+    /// The containers, by file extension.
+    package enum Container: String, CaseIterable {
+        case matroska = "mkv", mpegts = "ts", mp4 = "mp4"
+        var muxer: String { self == .matroska ? "matroska" : self == .mpegts ? "mpegts" : "mp4" }
+        var name: String { self == .matroska ? "Matroska" : self == .mpegts ? "MPEG-TS" : "fragmented MP4" }
+    }
+
+    let path: String
+    private let format: UnsafeMutablePointer<AVFormatContext>
+    private let stream: UnsafeMutablePointer<AVStream>
+    /// The last time stamp written, in the stream's time base.
+    private var lastTick: Int64 = -1
+
+    /// Creates `path` and writes the container's header.
+    /// - Parameters:
+    ///   - container: the format.
+    ///   - codec, width, height: the stream's (pixels, from its SPS).
+    ///   - parameterSets: VPS/SPS/PPS units (headers included), the file's extradata.
+    ///   - startWallMicros: the file's start, µs since the epoch (`creation_time`).
+    /// - Throws: a one-line ``SourceError/open(_:)`` naming libavformat's or the system's error.
+    package init(path: String, container: Container, codec: VideoCodec, width: Int, height: Int, parameterSets: [[UInt8]],
+         startWallMicros: UInt64) throws {
+        self.path = path
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        guard avformat_alloc_output_context2(&ctx, nil, container.muxer, path) >= 0, let ctx else {
+            throw SourceError.open("\(path): libavformat has no \(container.muxer) muxer")
+        }
+        format = ctx
+        guard let s = avformat_new_stream(ctx, nil) else { avformat_free_context(ctx); throw SourceError.open("\(path): out of memory") }
+        stream = s
+        let par = s.pointee.codecpar!
+        par.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+        par.pointee.codec_id = codec == .h265 ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264
+        par.pointee.width = Int32(width)
+        par.pointee.height = Int32(height)
+        let extra = parameterSets.reduce(into: [UInt8]()) { $0 += [0, 0, 0, 1] + $1 }
+        if !extra.isEmpty, let buf = av_mallocz(extra.count + Int(AV_INPUT_BUFFER_PADDING_SIZE)) {
+            extra.withUnsafeBytes { _ = memcpy(buf, $0.baseAddress!, extra.count) }
+            par.pointee.extradata = buf.assumingMemoryBound(to: UInt8.self)
+            par.pointee.extradata_size = Int32(extra.count)
+        }
+        s.pointee.time_base = AVRational(num: 1, den: 1_000_000)
+        av_dict_set(&ctx.pointee.metadata, "creation_time", Self.iso8601(startWallMicros), 0)
+        ctx.pointee.flush_packets = 1
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        switch container {
+        case .matroska: av_dict_set(&options, "cluster_time_limit", "1000", 0)
+        case .mp4:
+            av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
+            av_dict_set(&options, "frag_duration", "1000000", 0)
+        case .mpegts: break
+        }
+        var rc = avio_open(&ctx.pointee.pb, path, AVIO_FLAG_WRITE)
+        guard rc >= 0 else { avformat_free_context(ctx); throw SourceError.open("\(path): \(VideoDecoder.errorText(rc))") }
+        rc = avformat_write_header(ctx, &options)
+        guard rc >= 0 else {
+            avio_closep(&ctx.pointee.pb)
+            avformat_free_context(ctx)
+            throw SourceError.open("\(path): libavformat: \(VideoDecoder.errorText(rc))")
+        }
+    }
+
+    /// Muxes one access unit (Annex B) at `micros` from the file's start; a stamp that would not
+    /// come after the last one (two that round to one tick of the muxer's time base: 1 ms in
+    /// Matroska, 90 kHz in MPEG-TS) is put one tick after it.
+    /// - Throws: ``SourceError/open(_:)`` with libavformat's error (a full disk, …).
+    package func write(_ data: [UInt8], micros: Int64, keyframe: Bool) throws {
+        guard let packet = av_packet_alloc() else { throw SourceError.open("\(path): out of memory") }
+        defer { var p: UnsafeMutablePointer<AVPacket>? = packet; av_packet_free(&p) }
+        guard av_new_packet(packet, Int32(data.count)) == 0 else { throw SourceError.open("\(path): out of memory") }
+        data.withUnsafeBytes { _ = memcpy(packet.pointee.data, $0.baseAddress!, data.count) }
+        let tick = max(av_rescale_q(micros, AVRational(num: 1, den: 1_000_000), stream.pointee.time_base), lastTick + 1)
+        lastTick = tick
+        packet.pointee.pts = tick
+        packet.pointee.dts = tick
+        packet.pointee.stream_index = stream.pointee.index
+        if keyframe { packet.pointee.flags |= AV_PKT_FLAG_KEY }
+        let rc = av_write_frame(format, packet)
+        guard rc >= 0 else { throw SourceError.open("\(path): libavformat: \(VideoDecoder.errorText(rc))") }
+    }
+
+    /// Writes the trailer (Matroska's Cues and duration, the last fragment) when `complete`, and
+    /// closes the file.
+    package func close(complete: Bool = true) {
+        if complete { av_write_trailer(format) }
+        avio_closep(&format.pointee.pb)
+        avformat_free_context(format)
+    }
+
+    /// `2026-12-04T19:34:53.000000Z`.
+    static func iso8601(_ micros: UInt64) -> String {
+        var t = time_t(micros / 1_000_000)
+        var tm = tm()
+        gmtime_r(&t, &tm)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                      tm.tm_hour, tm.tm_min, tm.tm_sec, Int(micros % 1_000_000))
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import CFFmpeg
+#if canImport(Glibc)
+import Glibc
+#endif
+import SpyglassBitstream
+import SpyglassPipeline
+import SpyglassIngest
+import SpyglassFeed
+
+/// Containers in and out of Spyglass's own recording form (an Annex B file and its timing
+/// index, which ``RecordingSource`` replays with seeking and speed):
+/// - ``recording(of:)`` demuxes a Matroska, MP4/MOV or MPEG-TS file through libavformat, each
+///   video packet to Annex B (libavcodec's `h264_mp4toannexb`/`hevc_mp4toannexb`, which also put
+///   the parameter sets before each keyframe), timed by its decode time stamp: `spyglass replay
+///   FILE.mkv|.mp4|.ts` and `spyglass play FILE.mkv|.mp4`, at the file's own timing;
+/// - ``export(_:to:)`` muxes a raw recording into a container with its index's timing
+///   (`spyglass export REC.h264 OUT.mkv`).
+public enum ContainerImport {
+    /// `play FILE` goes through the demuxer for these (MPEG-TS stays with Spyglass's own demuxer).
+    public static func playsThrough(_ path: String) -> Bool {
+        ["mkv", "mp4", "mov", "m4v"].contains((path as NSString).pathExtension.lowercased())
+    }
+
+    /// `replay FILE` goes through the demuxer for these.
+    public static func replaysThrough(_ path: String) -> Bool {
+        playsThrough(path) || ["ts", "m2ts", "mts"].contains((path as NSString).pathExtension.lowercased())
+    }
+
+    /// A one-line error.
+    public struct ImportError: Error, CustomStringConvertible {
+        public let description: String
+        init(_ text: String) { description = text }
+    }
+
+    /// Writes `input`'s video as a recording in a new temporary folder: `NAME.h264`/`.h265` and
+    /// its `.idx`, each access unit at its decode time (µs from the first; the file's
+    /// `creation_time`, if any, as the wall clock). The caller removes the folder.
+    /// - Returns: the stream file's path.
+    /// - Throws: ``ImportError`` for a file libavformat cannot read, no H.264/H.265 video, or a
+    ///   temporary folder that cannot be written.
+    public static func recording(of input: String) throws -> String {
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        var rc = avformat_open_input(&ctx, input, nil, nil)
+        guard rc >= 0, let ctx else { throw ImportError("\(input): \(VideoDecoder.errorText(rc))") }
+        defer { var c: UnsafeMutablePointer<AVFormatContext>? = ctx; avformat_close_input(&c) }
+        rc = avformat_find_stream_info(ctx, nil)
+        guard rc >= 0 else { throw ImportError("\(input): \(VideoDecoder.errorText(rc))") }
+        let v = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard v >= 0, let stream = ctx.pointee.streams[Int(v)] else { throw ImportError("\(input): no video stream") }
+        let codecID = stream.pointee.codecpar.pointee.codec_id
+        guard codecID == AV_CODEC_ID_H264 || codecID == AV_CODEC_ID_HEVC else {
+            throw ImportError("\(input): the video is \(String(cString: avcodec_get_name(codecID))), not H.264 or H.265")
+        }
+        let codec: VideoCodec = codecID == AV_CODEC_ID_HEVC ? .h265 : .h264
+        let filter = try AnnexBFilter(codec: codec, stream: stream, input)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("spyglass-import-\(getpid())-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let name = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
+        let streamPath = "\(dir)/\(name).\(codec.fileExtension)"
+        let out = try IndexedWriter(streamPath: streamPath)
+        let startWall = creationMicros(ctx)
+        let tb = stream.pointee.time_base
+        var packet = av_packet_alloc()
+        defer { av_packet_free(&packet) }
+        guard let packet else { throw ImportError("out of memory") }
+        var first: Int64?, last: Int64 = -1
+        while av_read_frame(ctx, packet) >= 0 {
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == v else { continue }
+            let t = packet.pointee.dts != spy_av_nopts_value() ? packet.pointee.dts : packet.pointee.pts
+            let key = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
+            for data in try filter.annexB(packet) {
+                var us = t == spy_av_nopts_value() ? last + 33_333 : av_rescale_q(t, tb, AVRational(num: 1, den: 1_000_000))
+                if first == nil { first = us }
+                us = max(us - first!, last + 1)
+                last = us
+                try out.append(data, micros: UInt64(us), wallMicros: startWall.map { $0 + UInt64(us) } ?? 0, keyframe: key)
+            }
+        }
+        out.close()
+        guard out.entries > 0 else { throw ImportError("\(input): no video packet could be read") }
+        return streamPath
+    }
+
+    /// The container's `creation_time` as µs since the epoch, if it has one.
+    static func creationMicros(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> UInt64? {
+        guard let e = av_dict_get(ctx.pointee.metadata, "creation_time", nil, 0), let value = e.pointee.value else { return nil }
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let text = String(cString: value)
+        guard let d = f.date(from: text) ?? ISO8601DateFormatter().date(from: text) else { return nil }
+        return UInt64(max(0, d.timeIntervalSince1970) * 1e6)
+    }
+}
+
+/// libavcodec's `h264_mp4toannexb`/`hevc_mp4toannexb` on one stream's packets: length-prefixed
+/// units (MP4, Matroska) become Annex B with the parameter sets before each keyframe; Annex B
+/// (MPEG-TS) passes through.
+final class AnnexBFilter {
+    private var context: UnsafeMutablePointer<AVBSFContext>?
+
+    init(codec: VideoCodec, stream: UnsafeMutablePointer<AVStream>, _ label: String) throws {
+        guard let bsf = av_bsf_get_by_name(codec == .h265 ? "hevc_mp4toannexb" : "h264_mp4toannexb"),
+              av_bsf_alloc(bsf, &context) >= 0, let context else { throw ContainerImport.ImportError("\(label): libavcodec has no Annex B filter") }
+        avcodec_parameters_copy(context.pointee.par_in, stream.pointee.codecpar)
+        context.pointee.time_base_in = stream.pointee.time_base
+        let rc = av_bsf_init(context)
+        guard rc >= 0 else { throw ContainerImport.ImportError("\(label): \(VideoDecoder.errorText(rc))") }
+    }
+
+    deinit { av_bsf_free(&context) }
+
+    /// The Annex B access units `packet` gives (its data is taken; usually one).
+    func annexB(_ packet: UnsafeMutablePointer<AVPacket>) throws -> [[UInt8]] {
+        guard let context else { return [] }
+        var out: [[UInt8]] = []
+        guard av_bsf_send_packet(context, packet) >= 0 else { return [] }   // a malformed packet is skipped
+        while av_bsf_receive_packet(context, packet) >= 0 {
+            if let d = packet.pointee.data, packet.pointee.size > 0 { out.append(Array(UnsafeBufferPointer(start: d, count: Int(packet.pointee.size)))) }
+            av_packet_unref(packet)
+        }
+        return out
+    }
+}
+
+/// Writes a recording's stream file and index as ``Recorder`` does (the index line first, then
+/// the bytes, each with one `write(2)`), from access units already cut.
+final class IndexedWriter {
+    private let stream: Int32, index: Int32
+    private var offset = 0
+    private(set) var entries = 0
+
+    init(streamPath: String) throws {
+        stream = open(streamPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        index = open(streamPath + ".idx", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard stream >= 0, index >= 0 else { throw ContainerImport.ImportError("\(streamPath): \(String(cString: strerror(errno)))") }
+        _ = writeAll(index, Array(Recorder.header.utf8))
+    }
+
+    func append(_ data: [UInt8], micros: UInt64, wallMicros: UInt64, keyframe: Bool) throws {
+        let line = "\(offset),\(data.count),\(micros),\(micros),\(wallMicros),0,\(keyframe ? 1 : 0),0,0\n"
+        let ok = writeAll(index, Array(line.utf8)) == line.utf8.count && writeAll(stream, data) == data.count
+        guard ok else { throw ContainerImport.ImportError("cannot write the temporary recording: \(String(cString: strerror(errno)))") }
+        offset += data.count
+        entries += 1
+    }
+
+    func close() {
+        Glibc.close(stream)
+        Glibc.close(index)
+    }
+}
+
+extension ContainerImport {
+    /// `spyglass export REC.h264 OUT.mkv|.ts|.mp4`: a raw recording (made with `--record
+    /// NAME.h264`) into a container, each access unit at its index's capture time where it has
+    /// one, else its recorded arrival (wall clock); the first one's is the file's
+    /// `creation_time`.
+    /// - Returns: the pictures written and the span of their time stamps, seconds.
+    /// - Throws: ``ImportError`` for a recording with no index or no keyframe, an output name
+    ///   that is not `.mkv`, `.ts` or `.mp4`, or a write error.
+    public static func export(_ streamPath: String, to output: String) throws -> (pictures: Int, seconds: Double) {
+        guard let container = ContainerWriter.Container(rawValue: (output as NSString).pathExtension.lowercased()) else {
+            throw ImportError("\(output): name the container with .mkv, .ts or .mp4")
+        }
+        guard let idx = RecordingIndex.load(streamPath: streamPath), !idx.entries.isEmpty else {
+            throw ImportError("\(streamPath): no recording index (\(streamPath).idx) with an access unit in it")
+        }
+        guard let file = FileHandle(forReadingAtPath: streamPath) else { throw ImportError("\(streamPath): cannot be read") }
+        defer { try? file.close() }
+        let codec: VideoCodec = streamPath.lowercased().hasSuffix(".h265") ? .h265 : .h264
+        func bytes(_ e: RecordingIndex.Entry) throws -> [UInt8] {
+            try file.seek(toOffset: UInt64(e.offset))
+            return [UInt8](try file.read(upToCount: e.size) ?? Data())
+        }
+        guard let firstKey = idx.entries.firstIndex(where: \.keyframe) else { throw ImportError("\(streamPath): no keyframe to start from") }
+        var units: [[UInt8]] = []
+        var scanner = AnnexBScanner()
+        try bytes(idx.entries[firstKey]).withUnsafeBytes { _ = scanner.push($0, arrivalMicros: 0) { units.append($0.bytes) } }
+        scanner.flush(atMicros: 0, reason: .endOfStream) { units.append($0.bytes) }
+        let isParameterSet = { (u: [UInt8]) -> Bool in codec == .h265 ? (32...34).contains(Int(u[0] >> 1) & 0x3F) : [7, 8].contains(u[0] & 0x1F) }
+        let sets = units.filter { !$0.isEmpty && isParameterSet($0) }
+        let sps = sets.first { codec == .h265 ? Int($0[0] >> 1) & 0x3F == 33 : $0[0] & 0x1F == 7 }
+        let size = try sps.map { s -> (Int, Int) in
+            if codec == .h265 { let p = try H265SPS(nalUnit: s); return (p.width, p.height) }
+            let p = try H264SPS(nalUnit: s); return (p.width, p.height)
+        } ?? (0, 0)
+        let stampOf = { (e: RecordingIndex.Entry) -> UInt64 in e.captureWallMicros > 0 ? e.captureWallMicros : e.wallMicros > 0 ? e.wallMicros : e.firstByteMicros }
+        let t0 = stampOf(idx.entries[firstKey])
+        let writer = try ContainerWriter(path: output, container: container, codec: codec, width: size.0, height: size.1,
+                                         parameterSets: sets, startWallMicros: idx.entries[firstKey].wallMicros)
+        var written = 0, last: Int64 = 0
+        do {
+            for e in idx.entries[firstKey...] {
+                let t = Int64(bitPattern: stampOf(e) &- t0)
+                try writer.write(try bytes(e), micros: max(0, t), keyframe: e.keyframe)
+                written += 1
+                last = max(last, t)
+            }
+        } catch {
+            writer.close()
+            throw ImportError("\(error)")
+        }
+        writer.close()
+        return (written, Double(last) / 1e6)
+    }
+}
+
+extension ContainerImport {
+    /// `spyglass repair FILE` and `spyglass export REC.h264 OUT.EXT`: runs one, returns the line
+    /// to print. - Throws: ``ImportError`` for wrong arguments and what the command throws.
+    public static func command(_ name: String, _ argv: [String]) throws -> String {
+        guard !argv.contains(where: { $0.hasPrefix("-") }) else { throw ImportError("\(name) takes no options (spyglass --help)") }
+        if name == "repair" {
+            guard argv.count == 1 else { throw ImportError("repair takes one recording: spyglass repair FILE.mkv|.mp4|.ts") }
+            let r = try ContainerRepair.repair(argv[0])
+            return String(format: "%@: %d pictures, %.1f s, with its index (Cues) and duration", r.path, r.packets, r.seconds)
+        }
+        guard argv.count == 2 else { throw ImportError("export takes a recording and a file: spyglass export REC.h264 OUT.mkv|.ts|.mp4") }
+        let r = try export(argv[0], to: argv[1])
+        return String(format: "%@: %d pictures, %.1f s", argv[1], r.pictures, r.seconds)
+    }
+}

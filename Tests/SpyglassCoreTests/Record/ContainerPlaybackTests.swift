@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import SpyglassFeed
+@testable import SpyglassSession
+
+/// Containers back into Spyglass: `play`/`replay` of Matroska, MP4 (a phone's, with B-frames,
+/// H.264 and H.265) and MPEG-TS through libavformat's demuxer, at the file's time stamps, and
+/// `spyglass export` of a raw recording into a container at its index's times.
+@Suite struct ContainerPlaybackTests {
+    /// `spyglass CMD FILE --display none --untimed --framemd5 …`: the hashes shown.
+    static func played(_ command: String, _ file: String, _ extra: [String] = ["--untimed"]) throws -> [Fixtures.FrameHash] {
+        let md5 = ContainerRecorderTests.temporary("played.md5")
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, [command, file, "--display", "none", "--framemd5", md5] + extra)
+        try #require(rc == 0, "\(command) \(file): \(err)")
+        #expect(err.contains("\((file as NSString).lastPathComponent)"), "the feed goes by the file's name: \(err)")
+        return Fixtures.parseFrameMD5(try String(contentsOfFile: md5, encoding: .utf8))
+    }
+
+    /// A camera's or phone's MP4 and MKV, as ffmpeg's libx264/libx265 write them (B-frames).
+    @Test(arguments: [("libx264", "mp4"), ("libx265", "mp4"), ("libx264", "mkv")])
+    func aPhonesFilePlaysBitExact(encoder: String, container: String) throws {
+        let file = ContainerRecorderTests.temporary("phone.\(container)")
+        let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "2",
+                                                               "-c:v", encoder, "-pix_fmt", "yuv420p"]
+                                            + (encoder == "libx265" ? ["-x265-params", "log-level=error", "-tag:v", "hvc1"] : []) + [file])
+        try #require(rc == 0, "\(err)")
+        let shown = try Self.played("play", file)
+        let expected = try Fixtures.ffmpegFrameMD5(file)
+        #expect(shown.count == 60 && shown == expected, "\(encoder) in \(container)")
+    }
+
+    /// What `--record` wrote plays back through `replay` (each container) and `play` (Matroska,
+    /// MP4), every picture bit-exact.
+    @Test(arguments: ["mkv", "mp4", "ts"])
+    func aRecordingPlaysBack(container: String) throws {
+        let capture = Fixtures.capture("test/h264-baseline.h264")
+        let file = ContainerRecorderTests.temporary("rec.\(container)")
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", capture, "--display", "none", "--record", file])
+        try #require(rc == 0, "\(err)")
+        let expected = try Fixtures.ffmpegFrameMD5(capture)
+        #expect(try Self.played("replay", file) == expected)
+        if container != "ts" { #expect(try Self.played("play", file) == expected) }
+    }
+
+    /// Replay keeps the file's time stamps: a recording that spans 3.5 s (a 1.5 s pause in it)
+    /// takes at least that long to replay; `--speed 2` half of it.
+    @Test func replayTakesTheFilesTime() throws {
+        let file = ContainerRecorderTests.temporary("paused.mkv")
+        let port = try Sender.freeUDPPort()
+        let play = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--timeout", "3", "--record", file])
+        try #require(Wait.until(timeoutSeconds: 30) { Fixtures.udpPortIsBound(port) }, "spyglass listens")
+        for k in 0..<2 {
+            let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)", "--size", "320x240", "--duration", "1"])
+            try #require(rc == 0, "\(err)")
+            if k == 0 { usleep(1_500_000) }   // the pause under test
+        }
+        _ = play.wait()
+        let pts = try ContainerRecorderTests.packets(file).map(\.pts)
+        let span = (try #require(pts.last)) - pts[0]
+        try #require(span >= 3.4, "the recording spans \(span) s")
+        for (speed, share) in [("1", 1.0), ("2", 0.5)] {
+            let t0 = Date()
+            let shown = try Self.played("replay", file, ["--speed", speed])
+            let took = Date().timeIntervalSince(t0)
+            #expect(shown.count == pts.count)
+            #expect(took >= span * share - 0.1, "replay at \(speed)x took \(took) s of a \(span) s recording")
+        }
+    }
+
+    /// `spyglass export`: a raw recording (`--record NAME.h264`) into each container, bit-exact,
+    /// with the index's capture times as time stamps.
+    @Test(arguments: ["mkv", "mp4", "ts"])
+    func exportGivesTheIndexsTimes(container: String) throws {
+        let raw = ContainerRecorderTests.temporary("flight.h264")
+        let port = try Sender.freeUDPPort()
+        let play = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--timeout", "2", "--record", raw])
+        try #require(Wait.until(timeoutSeconds: 30) { Fixtures.udpPortIsBound(port) }, "spyglass listens")
+        let (src, _, serr) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)", "--size", "320x240", "--duration", "2"])
+        try #require(src == 0, "\(serr)")
+        _ = play.wait()
+        let out = ContainerRecorderTests.temporary("flight.\(container)")
+        let (rc, said, err) = try Fixtures.run(Fixtures.spyglassBinary, ["export", raw, out])
+        #expect(rc == 0 && said.contains(out), "\(said)\(err)")
+        let index = try #require(RecordingIndex.load(streamPath: raw))
+        let exported = try Fixtures.ffmpegFrameMD5(out), recorded = try Fixtures.ffmpegFrameMD5(raw)
+        #expect(exported == recorded, "the same pictures")
+        let pts = try ContainerRecorderTests.packets(out).map(\.pts)
+        try #require(pts.count == index.entries.count)
+        let captures = index.entries.map { Double($0.captureWallMicros) / 1e6 }
+        for (i, (a, b)) in zip(pts, captures).enumerated() {
+            // To the muxer's tick: 1 ms (Matroska, MP4 here), 1/90000 s (TS).
+            #expect(abs((a - pts[0]) - (b - captures[0])) <= 0.0015, "picture \(i)")
+        }
+    }
+}

@@ -22,8 +22,10 @@ let package = Package(
         // libmicrohttpd, which serves /metrics (Prometheus text exposition).
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-        // libsrt (Secure Reliable Transport, Haivision), the OpenSSL flavour: srt:// sources and `send`.
-        .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-openssl-dev"])]),
+        // libsrt (Secure Reliable Transport, Haivision): srt:// sources and `send`. The GnuTLS
+        // flavour, the one Debian's libavformat links: two libsrt builds in one process (ours and
+        // libavformat's) would bind each other's symbols and crash.
+        .systemLibrary(name: "CSRT", pkgConfig: "srt", providers: [.apt(["libsrt-gnutls-dev"])]),
         // OpenSSL (libssl, libcrypto): TLS for rtsps:// (RTSP over TLS), certificates checked.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // GNU extensions of glibc (ppoll, accept4) that Swift's Glibc module hides.

@@ -38,7 +38,9 @@ import Glibc
         #expect(try SourceURL(parsing: "flight.ts?program=1&pid=256") == .selecting(.file(path: "flight.ts"), MPEGTSSelection(program: 1, pid: 256)))
         #expect(try SourceURL(parsing: "what?.ts") == .file(path: "what?.ts"), "a file name with ? and no selection is a file name")
         #expect(try SourceURL(parsing: "udp://:5600?iface=eth0&program=3").description == "udp://:5600?iface=eth0&program=3")
-        #expect(try SourceURL(parsing: "rtsp://cam/stream?program=2").mpegtsSelection == nil, "an RTSP camera's query is its own")
+        // On RTSP too (an MP2T track); the rest of a camera's query is its own.
+        #expect(try SourceURL(parsing: "rtsp://cam/stream?channel=1&program=2").mpegtsSelection == MPEGTSSelection(program: 2))
+        #expect(try SourceURL(parsing: "rtsp://cam/stream?channel=1&program=2").transport.description == "rtsp://cam/stream?channel=1")
         #expect(throws: MPEGTSSelection.ParseError.badValue("pid=9000")) { try SourceURL(parsing: "udp://:5600?pid=9000") }
         #expect(throws: MPEGTSSelection.ParseError.badValue("program=x")) { try SourceURL(parsing: "a.ts?program=x") }
     }

@@ -188,7 +188,7 @@ struct WindowPixelTests {
         let region = { (y0: Int) in (y0..<(y0 + 30)).flatMap { y in (max(0, shown.width - 160)..<shown.width).map { shown.pixel($0, y) } } }
         #expect(region(top).contains { $0 == (230, 40, 40) }, "the REC disc")
         #expect(region(top + 36).contains { $0.0 > 235 && (70...110).contains($0.1) && (60...100).contains($0.2) }, "the red DAMAGED text")
-        #expect(FileManager.default.fileExists(atPath: "\(dir)/rec.h264"))
+        #expect(FileManager.default.fileExists(atPath: "\(dir)/rec.mkv"))
     }
 
     /// `--gravity` in the single-feed window: a 4:3 picture in a 2:1 window has black side bars

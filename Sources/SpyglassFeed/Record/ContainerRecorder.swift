@@ -81,7 +81,11 @@ public final class ContainerRecorder: FlightRecorder {
     @discardableResult
     public func record(_ au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64) -> Bool {
         guard error == nil else { return false }
-        if let p = pending { guard write(p.au, store: p.store, wallMicros: p.wallMicros) else { return false } }
+        if let p = pending {
+            // Its caption lasts until this one arrived (at most a second).
+            let gap = wallMicros > p.wallMicros ? min(wallMicros - p.wallMicros, 1_000_000) : 33_333
+            guard write(p.au, store: p.store, wallMicros: p.wallMicros, shownMicros: gap) else { return false }
+        }
         pending = (au, store, wallMicros)
         return true
     }
@@ -96,14 +100,15 @@ public final class ContainerRecorder: FlightRecorder {
     }
 
     public func close() {
-        if let p = pending, error == nil { _ = write(p.au, store: p.store, wallMicros: p.wallMicros) }
+        if let p = pending, error == nil { _ = write(p.au, store: p.store, wallMicros: p.wallMicros, shownMicros: 33_333) }
         pending = nil
         closeFile()
         syncer.state.withLock { $0.stop = true }
     }
 
-    /// Muxes one access unit, opening (or rotating to) a file at a random access point.
-    private func write(_ au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64) -> Bool {
+    /// Muxes one access unit, opening (or rotating to) a file at a random access point, and its
+    /// caption (``caption(_:wallMicros:)``) for `shownMicros`.
+    private func write(_ au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64, shownMicros: UInt64) -> Bool {
         let startsClean = au.isRandomAccessPoint || au.recoveryFrameCount != nil
         if writer != nil && startsClean && needsRotation(au) { closeFile() }
         if writer == nil {
@@ -114,7 +119,11 @@ public final class ContainerRecorder: FlightRecorder {
         }
         guard let writer else { return false }
         let data = au.annexB(prefix: au.hasParameterSets ? [] : (accessUnitsInFile == 0 ? store.allUnits : []))
-        do { try writer.write(data, micros: stamp(au, wallMicros: wallMicros), keyframe: au.isRandomAccessPoint) } catch {
+        do {
+            let micros = stamp(au, wallMicros: wallMicros)
+            try writer.write(data, micros: micros, keyframe: au.isRandomAccessPoint)
+            try writer.writeCaption(Self.caption(au, wallMicros: wallMicros), micros: micros, durationMicros: Int64(shownMicros))
+        } catch {
             return fail("\(error)")
         }
         accessUnits += 1
@@ -123,6 +132,22 @@ public final class ContainerRecorder: FlightRecorder {
         return true
     }
     private var accessUnitsInFile = 0
+
+    /// The picture's caption: its capture time (else its arrival), UTC to the millisecond, and
+    /// how long it took from capture to arrival where the stream says when it was captured
+    /// (`2026-12-04 20:31:05.123 UTC · capture to arrival 34 ms`).
+    static func caption(_ au: AccessUnit, wallMicros: UInt64) -> String {
+        let t = au.captureWallMicros ?? wallMicros
+        var time = time_t(t / 1_000_000)
+        var tm = tm()
+        gmtime_r(&time, &tm)
+        let when = String(format: "%04d-%02d-%02d %02d:%02d:%02d.%03d UTC", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                          tm.tm_hour, tm.tm_min, tm.tm_sec, Int(t % 1_000_000) / 1000)
+        guard let c = au.captureWallMicros else { return when + " (arrival)" }
+        let ms = (Double(wallMicros) - Double(c)) / 1000
+        // A capture after its arrival is a sender clock that is not ours: no latency is given.
+        return ms >= 0 && ms < 60_000 ? when + String(format: " · capture to arrival %.0f ms", ms) : when + " (sender's clock)"
+    }
 
     /// The access unit's time stamp, µs from the file's first: its capture time, else its
     /// arrival shifted by the last capture-to-arrival difference seen (so a stream that only

@@ -11,6 +11,10 @@ import SpyglassIngest
 /// units. Matroska: clusters of at most 1 s (`cluster_time_limit`), CRC-32; MP4: fragmented
 /// (`frag_keyframe+empty_moov+default_base_moof`, fragments of at most 1 s); every packet is
 /// flushed to the kernel once the muxer lets go of it (`flush_packets`).
+///
+/// Matroska and MP4 also get a text track, one cue per picture (``writeCaption(_:micros:durationMicros:)``),
+/// which any player shows as subtitles, as DJI's and QGroundControl's recordings carry: Matroska
+/// `S_TEXT/UTF8` (SubRip), MP4 `tx3g` (3GPP timed text). MPEG-TS has none.
 package final class ContainerWriter {
     /// The containers, by file extension.
     package enum Container: String, CaseIterable {
@@ -22,6 +26,9 @@ package final class ContainerWriter {
     let path: String
     private let format: UnsafeMutablePointer<AVFormatContext>
     private let stream: UnsafeMutablePointer<AVStream>
+    /// The text track (nil in MPEG-TS).
+    private let captions: UnsafeMutablePointer<AVStream>?
+    private var lastCaptionTick: Int64 = -1
     /// The last time stamp written, in the stream's time base.
     private var lastTick: Int64 = -1
 
@@ -54,6 +61,15 @@ package final class ContainerWriter {
             par.pointee.extradata_size = Int32(extra.count)
         }
         s.pointee.time_base = AVRational(num: 1, den: 1_000_000)
+        if container != .mpegts, let t = avformat_new_stream(ctx, nil) {
+            t.pointee.codecpar.pointee.codec_type = AVMEDIA_TYPE_SUBTITLE
+            t.pointee.codecpar.pointee.codec_id = container == .mp4 ? AV_CODEC_ID_MOV_TEXT : AV_CODEC_ID_SUBRIP
+            t.pointee.time_base = AVRational(num: 1, den: 1_000_000)
+            av_dict_set(&t.pointee.metadata, "title", "Spyglass: capture time and latency", 0)
+            captions = t
+        } else {
+            captions = nil
+        }
         av_dict_set(&ctx.pointee.metadata, "creation_time", Self.iso8601(startWallMicros), 0)
         ctx.pointee.flush_packets = 1
         var options: OpaquePointer?
@@ -90,6 +106,28 @@ package final class ContainerWriter {
         packet.pointee.dts = tick
         packet.pointee.stream_index = stream.pointee.index
         if keyframe { packet.pointee.flags |= AV_PKT_FLAG_KEY }
+        let rc = av_write_frame(format, packet)
+        guard rc >= 0 else { throw SourceError.open("\(path): libavformat: \(VideoDecoder.errorText(rc))") }
+    }
+
+    /// One text cue on the text track (none in MPEG-TS), from `micros` for `durationMicros`.
+    /// - Throws: ``SourceError/open(_:)`` with libavformat's error.
+    package func writeCaption(_ text: String, micros: Int64, durationMicros: Int64) throws {
+        guard let captions else { return }
+        let utf8 = Array(text.utf8.prefix(4000))
+        // 3GPP timed text: a 16-bit length, then the text (3GPP TS 26.245 §5.17); SubRip: the text.
+        let data = captions.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_MOV_TEXT ? [UInt8(utf8.count >> 8), UInt8(utf8.count & 0xFF)] + utf8 : utf8
+        guard let packet = av_packet_alloc() else { throw SourceError.open("\(path): out of memory") }
+        defer { var p: UnsafeMutablePointer<AVPacket>? = packet; av_packet_free(&p) }
+        guard av_new_packet(packet, Int32(data.count)) == 0 else { throw SourceError.open("\(path): out of memory") }
+        data.withUnsafeBytes { _ = memcpy(packet.pointee.data, $0.baseAddress!, data.count) }
+        let tb = captions.pointee.time_base, us = AVRational(num: 1, den: 1_000_000)
+        let tick = max(av_rescale_q(micros, us, tb), lastCaptionTick + 1)
+        lastCaptionTick = tick
+        packet.pointee.pts = tick
+        packet.pointee.dts = tick
+        packet.pointee.duration = max(1, av_rescale_q(durationMicros, us, tb))
+        packet.pointee.stream_index = captions.pointee.index
         let rc = av_write_frame(format, packet)
         guard rc >= 0 else { throw SourceError.open("\(path): libavformat: \(VideoDecoder.errorText(rc))") }
     }

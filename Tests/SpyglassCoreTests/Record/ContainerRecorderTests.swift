@@ -29,6 +29,16 @@ import Glibc
         }
     }
 
+    /// The text track's cues as ffmpeg reads them (converted to SubRip): their texts.
+    static func captions(_ path: String) throws -> [String] {
+        let (rc, out, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-i", path, "-map", "0:s:0", "-f", "srt", "-"])
+        try #require(rc == 0, "ffmpeg reads the text track of \(path): \(err)")
+        return out.components(separatedBy: "\n\n").compactMap { cue in
+            let lines = cue.split(separator: "\n")
+            return lines.count >= 3 ? lines[2...].joined(separator: " ") : nil
+        }
+    }
+
     /// The GStreamer demuxer for each container, ending in a fakesink: exit 0 at end of stream.
     static func gstreamerReads(_ path: String) throws -> Bool {
         let demux = ["mkv": "matroskademux", "ts": "tsdemux", "mp4": "qtdemux"][(path as NSString).pathExtension]!
@@ -51,6 +61,9 @@ import Glibc
         let keys = try Self.packets(file).filter(\.key).count
         #expect(keys == 2, "both IDRs are marked keyframes (\(keys))")
         guard container != "ts" else { return }
+        // A caption per picture: the time (no capture time in this file: its arrival).
+        let cues = try Self.captions(file)
+        #expect(cues.count == 45 && cues.allSatisfy { $0.hasSuffix(" UTC (arrival)") }, "\(cues.count) cues: \(cues.prefix(2))")
         // The start time, UTC, in the container's own field: between the run's start and end.
         let (_, tags, _) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format_tags=creation_time",
                                                                 "-of", "default=nw=1:nk=1", file])
@@ -81,6 +94,9 @@ import Glibc
         let (status, _) = play.wait()
         #expect(status == 0)
         let pts = try Self.packets(file).map(\.pts)
+        let cues = try Self.captions(file)
+        #expect(cues.count == pts.count && cues.allSatisfy { $0.contains(" UTC · capture to arrival ") && $0.hasSuffix(" ms") },
+                "each picture's caption gives its capture time and how long it took to arrive: \(cues.prefix(2))")
         try #require(pts.count >= 50, "\(pts.count) pictures recorded")
         let gaps = zip(pts.dropFirst(), pts).map { $0 - $1 }
         let pause = try #require(gaps.max())

@@ -36,7 +36,11 @@ import SpyglassSession
     @Test func aBoundPortIsSeenBehindManyOtherSockets() throws {
         let others = try (0..<200).map { _ in try UDPSource(host: "127.0.0.1", port: 0) }
         defer { others.forEach { $0.close() } }
-        let s = try UDPSource(host: "127.0.0.1", port: 0)
+        // A port below the kernel's ephemeral range (32768-60999): the other tests' sockets bind
+        // port 0, and one of them could take a freed ephemeral port before the check below.
+        var found: UDPSource?
+        for _ in 0..<50 where found == nil { found = try? UDPSource(host: "127.0.0.1", port: UInt16.random(in: 20_000..<32_000)) }
+        let s = try #require(found, "a free port below the ephemeral range")
         let port = s.boundPort
         #expect(Fixtures.udpPortIsBound(port))
         s.close()

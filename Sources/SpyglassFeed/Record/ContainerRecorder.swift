@@ -1,5 +1,4 @@
 import Foundation
-import CFFmpeg
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -34,17 +33,27 @@ import SpyglassIngest
 /// was kept, and the receiver goes on.
 public final class ContainerRecorder: FlightRecorder {
     let container: ContainerWriter.Container
+    /// The file name `--record` gave, with its container's extension.
     public let basePath: String
+    /// Rotate at the next keyframe after this many bytes (0: never).
     public let splitBytes: Int
+    /// Rotate at the next keyframe after this many µs of arrival time (0: never).
     public let splitMicros: UInt64
+    /// Access units written (held back: not yet).
     public private(set) var accessUnits = 0
+    /// Bytes of video written.
     public private(set) var bytes = 0
+    /// Every file started (rotation makes several).
     public private(set) var files: [String] = []
+    /// Access units that a repair replaced before they were written.
     public private(set) var rewritten = 0
+    /// The first error; recording stopped there.
     public private(set) var error: String?
-    /// Times the file was synced to the disk, and the longest sync, ms (on the sync thread).
+    /// Times the file was synced to the disk (on the sync thread).
     public var syncCount: Int { syncer.state.withLock { $0.count } }
+    /// The longest of those syncs, ms.
     public var syncMillisMax: Double { syncer.state.withLock { $0.maxMillis } }
+    /// How often the file was synced, for the summary line ("" before the first sync).
     public var detail: String {
         syncCount == 0 ? "" : String(format: "; synced to the disk %d times, the longest %.1f ms (off the feed's thread)", syncCount, syncMillisMax)
     }

@@ -12,7 +12,9 @@ public enum ScreenshotName {
         f.dateFormat = "yyyyMMdd-HHmmss.SSS"
         f.timeZone = TimeZone(identifier: "UTC")
         f.locale = Locale(identifier: "en_US_POSIX")
-        return (folder as NSString).appendingPathComponent("spyglass-\(safe.isEmpty ? "feed" : safe)-\(f.string(from: date))Z.png")
+        let file = "spyglass-\(safe.isEmpty ? "feed" : safe)-\(f.string(from: date))Z.png"
+        // Not NSString's appendingPathComponent: it traps on a one-character folder ("p") in Swift 6.3.
+        return folder.isEmpty ? file : folder.hasSuffix("/") ? folder + file : folder + "/" + file
     }
 
     /// Letters, digits, `-` and `_` kept; every other run one `-`, none at either end.

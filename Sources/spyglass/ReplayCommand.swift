@@ -6,7 +6,8 @@ usage: spyglass replay RECORDING [--speed X] [--loop] [--from S] [--to S] [play 
        spyglass replay CAPTURE.pcap|.pcapng [--port N] [--host ADDR] [--send udp://HOST:PORT] [--speed X]
 
 A recording made with `play --record` (RECORDING.h264/.h265 and its .idx) plays with every
-access unit at its recorded arrival time, with the live latency analysis again (--latency-log).
+access unit at its recorded arrival time, with the live latency analysis again (--latency-log);
+a container (.mkv, .mp4, .mov, .ts: ours, a phone's, a drone's) at its own time stamps.
 A packet capture (tcpdump, Wireshark) plays its UDP flow through the same pipeline.
 
   --speed X           0.25 to 4 times the recorded speed (default 1; `[` and `]` halve or double it)

@@ -19,14 +19,14 @@ usage: spyglass play SOURCE [SOURCE …] [--wall FILE] [options]
        spyglass export RECORDING.h264 OUT.mkv|.ts|.mp4   (a raw recording into a container, at its index's times)
        spyglass --version                            (this build and the libraries it loaded)
 
-SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://[USER:PASS@]HOST[:PORT]/PATH |
+SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp[s]://[USER:PASS@]HOST[:PORT]/PATH[?track=N][&insecure] |
         srt://HOST:PORT | srt://[ADDR]:PORT?mode=listener (&latency=MS, default 20; &passphrase=…; &streamid=ID; &pbkeylen=16|24|32) | FILE | -
-  MPEG-TS: add ?program=N or ?pid=N (udp://, tcp://, FILE) to choose a program or a video PID.
+  MPEG-TS: add ?program=N or ?pid=N (udp://, tcp://, rtsp://, FILE) to choose a program or a video PID. FILE may be .mkv/.mp4/.mov.
   Several SOURCEs play as one feed each, on their own threads, in one window with a tile per feed
   (the wall), or headless with --display none; `{n}` in --framemd5/--latency-log/--record/--summary
   becomes the feed's number (1, 2, …).
   --wall FILE              more feeds, one per line: SOURCE [name=TEXT] [--codec C] [--sdp FILE]
-                           [--allow-from ADDR[/N]]… [--rtp|--raw] [--reorder-ms MS] [--join-timeout-ms MS]
+                           [--allow-from ADDR[/N]]… [--rtp|--raw] [--reorder-ms MS] [--rtp-ext ID=URI] [--join-timeout-ms MS]
                            [--record PATH] [--target-ms MS]; `#` comments, blank lines; "…" keeps blanks.
                            Command-line options apply to every feed, a line's own override them.
   --layout CxR             the wall's grid (default from the count: 1, 2x1, 2x2, 3x3, 4x4)
@@ -55,7 +55,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp://
   --threads N              decoder slice threads (default: 1, or 2 when pictures have several slices; never frame threads)
   --framemd5 FILE          one line per decoded frame, as `ffmpeg -f framemd5`
   --summary FILE           write the exit summary as JSON
-  --record PATH            record what arrives: PATH.h264/.h265 + .idx (crash-safe, replay with `spyglass replay`)
+  --record PATH            record what arrives, crash-safe: PATH.mkv (default), .ts or .mp4 with captions; PATH.h264/.h265 + .idx raw
   --record-split-mb N      start a new file after N MiB (each file starts at a keyframe)
   --record-split-min M     start a new file after M minutes
   --latency-log FILE       per-frame timing, .csv or .jsonl (dropped frames included, marked)

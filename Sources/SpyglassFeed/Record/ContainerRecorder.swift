@@ -72,7 +72,7 @@ public final class ContainerRecorder: FlightRecorder {
     ///   - splitBytes/splitMicros: rotation (`--record-split-mb`/`-min`); each file starts at a
     ///     keyframe with its parameter sets, named `NAME-000.mkv`, `NAME-001.mkv`, ….
     public init(path: String, splitBytes: Int = 0, splitMicros: UInt64 = 0) {
-        container = ContainerWriter.Container(rawValue: (path as NSString).pathExtension.lowercased()) ?? .matroska
+        container = ContainerWriter.Container(rawValue: FilePath.fileExtension(path)) ?? .matroska
         basePath = Self.fileName(for: path)
         self.splitBytes = splitBytes
         self.splitMicros = splitMicros
@@ -84,7 +84,7 @@ public final class ContainerRecorder: FlightRecorder {
 
     /// The file `path` names: itself with `.mkv`, `.ts` or `.mp4`, else with `.mkv` added.
     public static func fileName(for path: String) -> String {
-        ContainerWriter.Container(rawValue: (path as NSString).pathExtension.lowercased()) == nil ? path + ".mkv" : path
+        ContainerWriter.Container(rawValue: FilePath.fileExtension(path)) == nil ? path + ".mkv" : path
     }
 
     @discardableResult
@@ -124,7 +124,7 @@ public final class ContainerRecorder: FlightRecorder {
             // A file starts at a picture a decoder can start from; the first may start anywhere
             // once the parameter sets are known (nothing received is left out).
             guard startsClean || (files.isEmpty && store.latestFormat != nil) else { return true }
-            guard openFile(au, store: store) else { return false }
+            guard openFile(au, store: store, wallMicros: wallMicros) else { return false }
         }
         guard let writer else { return false }
         let data = au.annexB(prefix: au.hasParameterSets ? [] : (accessUnitsInFile == 0 ? store.allUnits : []))
@@ -146,16 +146,7 @@ public final class ContainerRecorder: FlightRecorder {
     /// how long it took from capture to arrival where the stream says when it was captured
     /// (`2026-12-04 20:31:05.123 UTC · capture to arrival 34 ms`).
     static func caption(_ au: AccessUnit, wallMicros: UInt64) -> String {
-        let t = au.captureWallMicros ?? wallMicros
-        var time = time_t(t / 1_000_000)
-        var tm = tm()
-        gmtime_r(&time, &tm)
-        let when = String(format: "%04d-%02d-%02d %02d:%02d:%02d.%03d UTC", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                          tm.tm_hour, tm.tm_min, tm.tm_sec, Int(t % 1_000_000) / 1000)
-        guard let c = au.captureWallMicros else { return when + " (arrival)" }
-        let ms = (Double(wallMicros) - Double(c)) / 1000
-        // A capture after its arrival is a sender clock that is not ours: no latency is given.
-        return ms >= 0 && ms < 60_000 ? when + String(format: " · capture to arrival %.0f ms", ms) : when + " (sender's clock)"
+        ContainerWriter.caption(captureWallMicros: au.captureWallMicros, arrivalWallMicros: wallMicros)
     }
 
     /// The access unit's time stamp, µs from the file's first: its capture time, else its
@@ -190,12 +181,12 @@ public final class ContainerRecorder: FlightRecorder {
         return String(basePath.dropLast(ext.count)) + String(format: "-%03d", files.count) + ext
     }
 
-    private func openFile(_ au: AccessUnit, store: ParameterSetStore) -> Bool {
+    private func openFile(_ au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64) -> Bool {
         let name = fileName()
         do {
             writer = try ContainerWriter(path: name, container: container, codec: au.codec, width: store.latestFormat?.width ?? 0,
                                          height: store.latestFormat?.height ?? 0, parameterSets: store.allUnits,
-                                         startWallMicros: MonotonicClock.wallMicros())
+                                         startWallMicros: au.captureWallMicros ?? wallMicros)   // the first picture's time
         } catch { return fail("\(error)") }
         files.append(name)
         fileStartMicros = au.firstByteMicros

@@ -52,6 +52,8 @@ package final class ContainerWriter {
         let par = s.pointee.codecpar!
         par.pointee.codec_type = AVMEDIA_TYPE_VIDEO
         par.pointee.codec_id = codec == .h265 ? AV_CODEC_ID_HEVC : AV_CODEC_ID_H264
+        // MP4 H.265 as Apple's players want it: `hvc1` (parameter sets in the sample entry only).
+        if container == .mp4 && codec == .h265 { par.pointee.codec_tag = 0x3163_7668 }   // 'hvc1'
         par.pointee.width = Int32(width)
         par.pointee.height = Int32(height)
         let extra = parameterSets.reduce(into: [UInt8]()) { $0 += [0, 0, 0, 1] + $1 }
@@ -138,6 +140,22 @@ package final class ContainerWriter {
         if complete { av_write_trailer(format) }
         avio_closep(&format.pointee.pb)
         avformat_free_context(format)
+    }
+
+    /// A picture's caption: its capture time (else its arrival), UTC to the millisecond, and the
+    /// time from capture to arrival where the capture time is known
+    /// (`2026-12-04 20:31:05.123 UTC · capture to arrival 34 ms`); a capture after its arrival
+    /// (or a minute before it) is a sender clock that is not ours: "(sender's clock)", no figure.
+    package static func caption(captureWallMicros: UInt64?, arrivalWallMicros: UInt64) -> String {
+        let t = captureWallMicros ?? arrivalWallMicros
+        var time = time_t(t / 1_000_000)
+        var tm = tm()
+        gmtime_r(&time, &tm)
+        let when = String(format: "%04d-%02d-%02d %02d:%02d:%02d.%03d UTC", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                          tm.tm_hour, tm.tm_min, tm.tm_sec, Int(t % 1_000_000) / 1000)
+        guard let c = captureWallMicros else { return when + " (arrival)" }
+        let ms = (Double(arrivalWallMicros) - Double(c)) / 1000
+        return ms >= 0 && ms < 60_000 ? when + String(format: " · capture to arrival %.0f ms", ms) : when + " (sender's clock)"
     }
 
     /// `2026-12-04T19:34:53.000000Z`.

@@ -274,7 +274,7 @@ public func makeFlightRecorder(path: String, splitBytes: Int = 0, splitMicros: U
 
 /// `--record PATH` writes the raw stream and its index (not a container).
 public func recordsRawStream(_ path: String) -> Bool {
-    ["h264", "h265", "264", "265", "hevc"].contains((path as NSString).pathExtension.lowercased())
+    ["h264", "h265", "264", "265", "hevc"].contains(FilePath.fileExtension(path))
 }
 
 /// The files `--record PATH` may write, unsplit (for the check that no output is an input).

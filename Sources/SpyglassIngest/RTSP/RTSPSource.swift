@@ -56,6 +56,9 @@ public final class RTSPSource: ByteSource {
         self.url = url
         label = url.requestURL
         transportWanted = transport
+        if url.security != .none && transport == .udp {
+            Log.info("\(label): --rtsp-transport udp: the RTP goes over UDP outside the TLS connection, unencrypted (auto or tcp keeps it inside)")
+        }
         do { try start(firstTransport) } catch where retryFirstConnection {
             Log.info("\(label): \(error): retrying")
             lastFailure = "\(error)"
@@ -236,7 +239,9 @@ public final class RTSPSource: ByteSource {
     static func track(_ choice: String, of sections: [MediaSection], _ label: String) throws -> MediaSection {
         let found = Int(choice).flatMap { (1...sections.count).contains($0) ? sections[$0 - 1] : nil }
             ?? sections.first { $0.control == choice }
-        let list = sections.enumerated().map { "\($0.offset + 1): \(printable($0.element.media + ($0.element.encodingName.map { " \($0)" } ?? "")))" }
+        let list = sections.enumerated().map { i, s in
+            "\(i + 1): \(printable(s.media + (s.encodingName.map { " \($0)" } ?? "") + (s.control.map { " (\($0))" } ?? "")))"
+        }
         guard let found else { throw SourceError.open("\(label): no track '\(printable(choice))' (the server offers \(list.joined(separator: ", ")))") }
         guard found.description.codec != nil || found.encodingName?.uppercased().hasPrefix("MP2T") == true else {
             throw SourceError.open("\(label): track '\(printable(choice))' is \(printable(found.media)) \(printable(found.encodingName ?? "with no rtpmap")), not H.264/H.265 or MPEG-TS")

@@ -100,7 +100,7 @@ package final class TLSSession {
         case X509_V_ERR_HOSTNAME_MISMATCH: return "is for another host name"
         case X509_V_ERR_IP_ADDRESS_MISMATCH: return "is for another IP address"
         case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
-            return "is signed by an issuer that is not trusted here"
+            return "is signed by an issuer that is not trusted here (SSL_CERT_FILE=CA.pem trusts a site's own CA)"
         case X509_V_ERR_CERT_REVOKED: return "is revoked"
         default: return "is refused"
         }

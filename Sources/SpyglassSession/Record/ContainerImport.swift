@@ -19,12 +19,12 @@ import SpyglassFeed
 public enum ContainerImport {
     /// `play FILE` goes through the demuxer for these (MPEG-TS stays with Spyglass's own demuxer).
     public static func playsThrough(_ path: String) -> Bool {
-        ["mkv", "mp4", "mov", "m4v"].contains((path as NSString).pathExtension.lowercased())
+        ["mkv", "mp4", "mov", "m4v"].contains(FilePath.fileExtension(path))
     }
 
     /// `replay FILE` goes through the demuxer for these.
     public static func replaysThrough(_ path: String) -> Bool {
-        playsThrough(path) || ["ts", "m2ts", "mts"].contains((path as NSString).pathExtension.lowercased())
+        playsThrough(path) || ["ts", "m2ts", "mts"].contains(FilePath.fileExtension(path))
     }
 
     /// A one-line error.
@@ -56,7 +56,7 @@ public enum ContainerImport {
         let filter = try AnnexBFilter(codec: codec, stream: stream, input)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("spyglass-import-\(getpid())-\(UUID().uuidString)").path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let name = ((input as NSString).lastPathComponent as NSString).deletingPathExtension
+        let name = FilePath.stem(input)
         let streamPath = "\(dir)/\(name).\(codec.fileExtension)"
         let out = try IndexedWriter(streamPath: streamPath)
         let startWall = creationMicros(ctx)
@@ -161,9 +161,13 @@ extension ContainerImport {
     /// - Throws: ``ImportError`` for a recording with no index or no keyframe, an output name
     ///   that is not `.mkv`, `.ts` or `.mp4`, or a write error.
     public static func export(_ streamPath: String, to output: String) throws -> (pictures: Int, seconds: Double) {
-        guard let container = ContainerWriter.Container(rawValue: (output as NSString).pathExtension.lowercased()) else {
+        guard let container = ContainerWriter.Container(rawValue: FilePath.fileExtension(output)) else {
             throw ImportError("\(output): name the container with .mkv, .ts or .mp4")
         }
+        guard recordsRawStream(streamPath) else {
+            throw ImportError("\(streamPath): export takes a raw recording (--record NAME.h264 or .h265, with its .idx)")
+        }
+        guard FileManager.default.fileExists(atPath: streamPath) else { throw ImportError("\(streamPath): no such file") }
         guard let idx = RecordingIndex.load(streamPath: streamPath), !idx.entries.isEmpty else {
             throw ImportError("\(streamPath): no recording index (\(streamPath).idx) with an access unit in it")
         }
@@ -189,12 +193,18 @@ extension ContainerImport {
         let stampOf = { (e: RecordingIndex.Entry) -> UInt64 in e.captureWallMicros > 0 ? e.captureWallMicros : e.wallMicros > 0 ? e.wallMicros : e.firstByteMicros }
         let t0 = stampOf(idx.entries[firstKey])
         let writer = try ContainerWriter(path: output, container: container, codec: codec, width: size.0, height: size.1,
-                                         parameterSets: sets, startWallMicros: idx.entries[firstKey].wallMicros)
+                                         parameterSets: sets, startWallMicros: t0)
         var written = 0, last: Int64 = 0
+        let entries = Array(idx.entries[firstKey...])
         do {
-            for e in idx.entries[firstKey...] {
+            for (k, e) in entries.enumerated() {
                 let t = Int64(bitPattern: stampOf(e) &- t0)
                 try writer.write(try bytes(e), micros: max(0, t), keyframe: e.keyframe)
+                // Each caption until the next picture arrived (at most a second), as when recorded live.
+                let next = k + 1 < entries.count ? entries[k + 1].wallMicros : e.wallMicros + 33_333
+                try writer.writeCaption(ContainerWriter.caption(captureWallMicros: e.captureWallMicros > 0 ? e.captureWallMicros : nil,
+                                                                arrivalWallMicros: e.wallMicros),
+                                        micros: max(0, t), durationMicros: Int64(min(max(next, e.wallMicros + 1) - e.wallMicros, 1_000_000)))
                 written += 1
                 last = max(last, t)
             }
@@ -211,11 +221,19 @@ extension ContainerImport {
     /// `spyglass repair FILE` and `spyglass export REC.h264 OUT.EXT`: runs one, returns the line
     /// to print. - Throws: ``ImportError`` for wrong arguments and what the command throws.
     public static func command(_ name: String, _ argv: [String]) throws -> String {
-        guard !argv.contains(where: { $0.hasPrefix("-") }) else { throw ImportError("\(name) takes no options (spyglass --help)") }
+        let usage = name == "repair"
+            ? "usage: spyglass repair RECORDING.mkv|.mp4|.ts\n\nA recording that a crash, kill -9 or power loss cut short, remuxed whole into\nRECORDING.repaired.EXT beside it (Matroska's Cues, the duration): players seek in it again."
+            : "usage: spyglass export RECORDING.h264|.h265 OUT.mkv|.ts|.mp4\n\nA raw recording (--record NAME.h264, with its .idx) into a container, each picture at\nits capture time (else its arrival), with a caption track."
+        if argv.contains("--help") || argv.contains("-h") { return usage }
+        guard !argv.contains(where: { $0.hasPrefix("-") }) else { throw ImportError("\(name) takes no options (spyglass \(name) --help)") }
         if name == "repair" {
             guard argv.count == 1 else { throw ImportError("repair takes one recording: spyglass repair FILE.mkv|.mp4|.ts") }
+            guard ["mkv", "mp4", "mov", "ts"].contains(FilePath.fileExtension(argv[0])) else {
+                throw ImportError("\(argv[0]): repair takes a container (.mkv, .mp4, .ts); a raw .h264/.h265 recording is kept whole by its index")
+            }
             let r = try ContainerRepair.repair(argv[0])
-            return String(format: "%@: %d pictures, %.1f s, with its index (Cues) and duration", r.path, r.packets, r.seconds)
+            let index = FilePath.fileExtension(argv[0]) == "mkv" ? "its index (Cues)" : "its index"
+            return String(format: "%@: %d pictures, %.1f s, with %@ and duration", r.path, r.packets, r.seconds, index)
         }
         guard argv.count == 2 else { throw ImportError("export takes a recording and a file: spyglass export REC.h264 OUT.mkv|.ts|.mp4") }
         let r = try export(argv[0], to: argv[1])

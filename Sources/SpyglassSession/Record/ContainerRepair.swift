@@ -19,7 +19,7 @@ public enum ContainerRepair {
 
     /// The repaired file's name: `NAME.repaired.EXT` beside `path`.
     public static func outputPath(for path: String) -> String {
-        let ext = (path as NSString).pathExtension
+        let ext = FilePath.fileExtension(path)
         return ext.isEmpty ? path + ".repaired.mkv" : String(path.dropLast(ext.count + 1)) + ".repaired." + ext
     }
 

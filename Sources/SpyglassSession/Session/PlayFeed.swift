@@ -67,7 +67,9 @@ public final class PlayFeed {
             observers.accessUnitRepaired = { au, store in flight.replace(au, store: store, wallMicros: wall(au)) }
             observers.end = { _ in
                 flight.close()
-                if flight.error != nil { report.fail(nil) } else {
+                if flight.error != nil { report.fail(nil) } else if flight.files.isEmpty {
+                    report.note("recorded nothing: no picture a recording can start from arrived")
+                } else {
                     report.note("recorded \(flight.accessUnits) access units, \(flight.bytes) bytes to \(flight.files.joined(separator: ", "))"
                                 + (flight.rewritten > 0 ? " (\(flight.rewritten) rewritten with a repaired NAL unit)" : "") + flight.detail)
                 }
@@ -100,7 +102,7 @@ public final class PlayFeed {
     /// (viewing goes on without it; the exit status says so).
     private static func flightRecorder(_ path: String?, _ options: PlayOptions) -> ((any FlightRecorder)?, unwritable: Bool) {
         guard let path else { return (nil, false) }
-        let dir = (path as NSString).deletingLastPathComponent
+        let dir = FilePath.folder(path)
         guard access(dir.isEmpty ? "." : dir, W_OK) == 0 else {
             Log.error("--record \(path): folder '\(dir.isEmpty ? "." : dir)' is not writable (\(String(cString: strerror(errno)))); playing without recording")
             return (nil, true)

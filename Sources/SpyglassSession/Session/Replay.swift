@@ -40,7 +40,7 @@ public enum Replay {
             // Through libavformat's demuxer into a recording of our own, with the file's timing.
             let streamPath: String
             do { streamPath = try ContainerImport.recording(of: path) } catch { Log.error("\(error)"); return 1 }
-            defer { try? FileManager.default.removeItem(atPath: (streamPath as NSString).deletingLastPathComponent) }
+            defer { try? FileManager.default.removeItem(atPath: FilePath.folder(streamPath)) }
             Log.info("\(path): read through libavformat's demuxer, at its own time stamps")
             return run(streamPath, url: url, options: options, w, shownAs: path)
         }

@@ -227,7 +227,7 @@ import SpyglassTransport
             _ = try RTSPSource(url: try RTSPURL(parsing: "rtsp://127.0.0.1:\(port)/test?track=3"), transport: .auto)
             Issue.record("track 3 opened")
         } catch {
-            #expect("\(error)".contains("no track '3' (the server offers 1: video H264, 2: video MP2T)"), "\(error)")
+            #expect("\(error)".contains("no track '3' (the server offers 1: video H264 (stream=0), 2: video MP2T (stream=1))"), "\(error)")
         }
     }
 

@@ -53,7 +53,9 @@ public enum SourceURL: Equatable, Sendable, CustomStringConvertible {
         // `?program=`/`?pid=` choose within MPEG-TS, an RTSP server's MP2T track too; no other
         // query item is touched (a camera's own query goes to it as it is).
         if case let (rest, selection?) = try MPEGTSSelection.split(text) {
-            self = .selecting(try SourceURL(parsing: rest), selection)
+            var inner = try SourceURL(parsing: rest)
+            if case .rtsp(var u) = inner { u.selectsWithinMPEGTS = true; inner = .rtsp(u) }
+            self = .selecting(inner, selection)
             return
         }
         guard let schemeEnd = text.range(of: "://") else {

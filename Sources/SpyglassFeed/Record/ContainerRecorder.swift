@@ -59,6 +59,8 @@ public final class ContainerRecorder: FlightRecorder {
     }
 
     private var writer: ContainerWriter?
+    /// The codec of the file being written (its track's).
+    private var fileCodec: VideoCodec?
     private var pending: (au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64)?
     private var fileStartMicros: UInt64 = 0
     private var firstStamp: UInt64?
@@ -120,6 +122,11 @@ public final class ContainerRecorder: FlightRecorder {
     private func write(_ au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64, shownMicros: UInt64) -> Bool {
         let startsClean = au.isRandomAccessPoint || au.recoveryFrameCount != nil
         if writer != nil && startsClean && needsRotation(au) { closeFile() }
+        if writer != nil && au.codec != fileCodec {
+            // A container's track has one codec: a sender that changed codec goes on in a new file.
+            Log.info("the stream changed from \(fileCodec.map { "\($0)" } ?? "?") to \(au.codec): recording goes on in a new file")
+            closeFile()
+        }
         if writer == nil {
             // A file starts at a picture a decoder can start from; the first may start anywhere
             // once the parameter sets are known (nothing received is left out).
@@ -175,8 +182,10 @@ public final class ContainerRecorder: FlightRecorder {
     private var bytesInFile: Int { bytes - bytesBeforeFile }
     private var bytesBeforeFile = 0
 
+    /// The next file's name: `NAME.mkv`; with rotation, or after a codec change, `NAME-000.mkv`,
+    /// `NAME-001.mkv`, … (the first file of an unsplit recording keeps the plain name).
     private func fileName() -> String {
-        guard splitBytes > 0 || splitMicros > 0 else { return basePath }
+        guard splitBytes > 0 || splitMicros > 0 || !files.isEmpty else { return basePath }
         let ext = "." + container.rawValue
         return String(basePath.dropLast(ext.count)) + String(format: "-%03d", files.count) + ext
     }
@@ -189,6 +198,7 @@ public final class ContainerRecorder: FlightRecorder {
                                          startWallMicros: au.captureWallMicros ?? wallMicros)   // the first picture's time
         } catch { return fail("\(error)") }
         files.append(name)
+        fileCodec = au.codec
         fileStartMicros = au.firstByteMicros
         firstStamp = nil
         lastPTS = -1
@@ -208,8 +218,10 @@ public final class ContainerRecorder: FlightRecorder {
 
     private func fail(_ why: String) -> Bool {
         error = why
-        Log.error("recording stopped: \(why); kept \(accessUnits) access units, \(bytes) bytes"
-                  + (files.isEmpty ? "" : " in " + files.joined(separator: ", ")))
+        // libavformat holds up to a cluster (a second) before it writes: what reached the file is
+        // not known exactly here, so no count is claimed for it.
+        Log.error("recording stopped: \(why); \(accessUnits) access units were muxed, and "
+                  + (files.isEmpty ? "no file was started" : files.joined(separator: ", ") + " keeps those that reached the disk (up to a second fewer)"))
         closeFile()
         return false
     }

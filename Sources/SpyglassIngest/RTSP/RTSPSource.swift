@@ -218,9 +218,14 @@ public final class RTSPSource: ByteSource {
     /// whose TS is demultiplexed as over plain UDP (``RTPMPEGTSDepacketizer``).
     private func readSDP(_ text: String) throws {
         let sections = MediaSection.sections(in: text)
+        let isTS = { (s: MediaSection) in s.encodingName?.uppercased().hasPrefix("MP2T") == true }
         let chosen = try url.track.map { try Self.track($0, of: sections, label) }
+            ?? (url.selectsWithinMPEGTS ? sections.first(where: isTS) : nil)
             ?? sections.first { $0.media == "video" && $0.description.codec != nil }
-            ?? sections.first { $0.encodingName?.uppercased().hasPrefix("MP2T") == true }
+            ?? sections.first(where: isTS)
+        if url.selectsWithinMPEGTS, let chosen, !isTS(chosen) {
+            throw SourceError.open("\(label): ?program=/?pid= choose within MPEG-TS, and the track played is \(Self.printable(chosen.encodingName ?? chosen.media)), not MP2T")
+        }
         otherTracks = sections.filter { $0 != chosen }.map { Self.printable($0.media + ($0.encodingName.map { " (\($0))" } ?? "")) }
         guard let chosen else {
             throw SourceError.open("\(label): the server offers no H.264/H.265 or MPEG-TS video track (\(otherTracks.isEmpty ? "no tracks" : Self.list(otherTracks)))")

@@ -22,6 +22,9 @@ public struct RTSPURL: Equatable, Sendable, CustomStringConvertible {
     /// `?track=`: the track to play, by its 1-based place among the SDP's media sections or by
     /// its `a=control` value (nil: the H.264/H.265 video track, else an MPEG-TS one).
     public var track: String?
+    /// The URL had `?program=`/`?pid=` (``SourceURL``): they choose within MPEG-TS, so the
+    /// server's MP2T track is the one to play.
+    public var selectsWithinMPEGTS = false
     public var user: String?
     public var password: String?
     /// The URL as sent in requests: no credentials.

@@ -58,6 +58,8 @@ public enum ContainerImport {
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let name = FilePath.stem(input)
         let streamPath = "\(dir)/\(name).\(codec.fileExtension)"
+        var done = false
+        defer { if !done { try? FileManager.default.removeItem(atPath: dir) } }   // nothing left behind on an error
         let out = try IndexedWriter(streamPath: streamPath)
         let startWall = creationMicros(ctx)
         let tb = stream.pointee.time_base
@@ -80,6 +82,10 @@ public enum ContainerImport {
         }
         out.close()
         guard out.entries > 0 else { throw ImportError("\(input): no video packet could be read") }
+        if filter.refused > 0 {
+            Log.info("\(input): \(filter.refused) damaged video packets dropped (libavcodec's Annex B filter refused them)")
+        }
+        done = true
         return streamPath
     }
 
@@ -111,15 +117,19 @@ final class AnnexBFilter {
 
     deinit { av_bsf_free(&context) }
 
+    /// Packets the filter refused or gave nothing for (damaged length prefixes), dropped.
+    private(set) var refused = 0
+
     /// The Annex B access units `packet` gives (its data is taken; usually one).
     func annexB(_ packet: UnsafeMutablePointer<AVPacket>) throws -> [[UInt8]] {
         guard let context else { return [] }
         var out: [[UInt8]] = []
-        guard av_bsf_send_packet(context, packet) >= 0 else { return [] }   // a malformed packet is skipped
+        guard av_bsf_send_packet(context, packet) >= 0 else { refused += 1; return [] }   // a malformed packet is dropped, counted
         while av_bsf_receive_packet(context, packet) >= 0 {
             if let d = packet.pointee.data, packet.pointee.size > 0 { out.append(Array(UnsafeBufferPointer(start: d, count: Int(packet.pointee.size)))) }
             av_packet_unref(packet)
         }
+        if out.isEmpty { refused += 1 }
         return out
     }
 }
@@ -160,7 +170,7 @@ extension ContainerImport {
     /// - Returns: the pictures written and the span of their time stamps, seconds.
     /// - Throws: ``ImportError`` for a recording with no index or no keyframe, an output name
     ///   that is not `.mkv`, `.ts` or `.mp4`, or a write error.
-    public static func export(_ streamPath: String, to output: String) throws -> (pictures: Int, seconds: Double) {
+    public static func export(_ streamPath: String, to output: String) throws -> (pictures: Int, seconds: Double, dropped: Int) {
         guard let container = ContainerWriter.Container(rawValue: FilePath.fileExtension(output)) else {
             throw ImportError("\(output): name the container with .mkv, .ts or .mp4")
         }
@@ -213,7 +223,7 @@ extension ContainerImport {
             throw ImportError("\(error)")
         }
         writer.close()
-        return (written, Double(last) / 1e6)
+        return (written, Double(last) / 1e6, idx.repaired)
     }
 }
 
@@ -238,5 +248,6 @@ extension ContainerImport {
         guard argv.count == 2 else { throw ImportError("export takes a recording and a file: spyglass export REC.h264 OUT.mkv|.ts|.mp4") }
         let r = try export(argv[0], to: argv[1])
         return String(format: "%@: %d pictures, %.1f s", argv[1], r.pictures, r.seconds)
+            + (r.dropped > 0 ? " (\(r.dropped) torn or incomplete index entries dropped, as replay drops them)" : "")
     }
 }

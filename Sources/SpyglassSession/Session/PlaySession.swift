@@ -90,6 +90,7 @@ import SpyglassDisplay
     /// - Throws: ``SourceError`` for outputs that cannot be written, or a single source that fails.
     private func openFeeds(_ openedSource: sending ByteSource?) throws -> Bool {
         try OutputPaths.check(options, urls: urls)
+        try OutputPaths.checkRecordings(urls.indices.map { $0 < perFeed.count ? perFeed[$0] : options })
         let windowed = options.display == .sdl && DisplayCheck.available()
         if let openedSource, let url = urls.first {
             feeds.append(try PlayFeed(n: 1, url: url, source: openedSource, options: options, windowed: windowed))
@@ -293,6 +294,22 @@ enum OutputPaths {
 
     /// With several feeds, every per-feed output needs `{n}` so that feeds do not share a file;
     /// no output may be an input or another output; stdin can be read by one feed only.
+    /// Two feeds (a wall file's lines) must not record into one file, however its name is
+    /// spelled (`dup` and `dup.mkv`, `./dup.mkv`).
+    /// - Throws: ``SourceError/open(_:)`` naming both feeds.
+    static func checkRecordings(_ feeds: [PlayOptions]) throws {
+        var recordedBy: [String: Int] = [:]
+        for (i, o) in feeds.enumerated() {
+            guard let path = expand(o.recordPath, feed: i + 1) else { continue }
+            for f in flightRecordingFiles(path: path).map(canonical) {
+                if let other = recordedBy[f], other != i + 1 {
+                    throw SourceError.open("--record \(path): feed \(i + 1) would write \(f), which feed \(other) records into")
+                }
+                recordedBy[f] = i + 1
+            }
+        }
+    }
+
     static func check(_ o: PlayOptions, urls: [SourceURL]) throws {
         let feeds = urls.count
         let outputs = [("--framemd5", o.framemd5Path), ("--latency-log", o.latencyLogPath),

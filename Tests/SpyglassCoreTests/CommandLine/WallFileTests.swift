@@ -19,6 +19,16 @@ import Glibc
         return (rc, path, err)
     }
 
+    @Test("two lines that would record into one file, spelled differently, are refused before anything plays")
+    func twoFeedsRecordingIntoOneFile() throws {
+        let a = Fixtures.capture("test/h264-aud.h264"), b = Fixtures.capture("test/h265-4slices.h265")
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("walldup-\(getpid())-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let (rc, _, err) = try play("\(a) --record \(dir)/dup\n\(b) --record \(dir)/./dup.mkv\n", ["--display", "none", "--untimed"])
+        #expect(rc == 1 && err.contains("feed 2 would write") && err.contains("which feed 1 records into"), "\(err)")
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/dup.mkv"), "nothing written")
+    }
+
     @Test("an unknown option on a line names the file, the line and the per-feed options")
     func unknownOption() throws {
         let (rc, path, err) = try play("# cameras\n\nudp://:5600 name=A\nudp://:5601 --frames 3\n")

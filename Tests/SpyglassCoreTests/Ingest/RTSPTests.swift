@@ -229,6 +229,16 @@ import SpyglassTransport
         } catch {
             #expect("\(error)".contains("no track '3' (the server offers 1: video H264 (stream=0), 2: video MP2T (stream=1))"), "\(error)")
         }
+        // ?program=/?pid= choose within MPEG-TS: they pick the MP2T track, and name a clash.
+        guard case .rtsp(let u) = try SourceURL(parsing: "rtsp://127.0.0.1:\(port)/test?track=1&pid=65").transport else { return }
+        do {
+            _ = try RTSPSource(url: u, transport: .auto)
+            Issue.record("?pid= on the H.264 track opened")
+        } catch {
+            #expect("\(error)".contains("choose within MPEG-TS, and the track played is H264"), "\(error)")
+        }
+        guard case .rtsp(let v) = try SourceURL(parsing: "rtsp://127.0.0.1:\(port)/test?pid=65").transport else { return }
+        #expect(try RTSPSource(url: v, transport: .auto).sessionDescription.codec == nil, "the MP2T track, not the H.264 one")
     }
 
     /// Issue 22: a server that allows only one lower transport answers a SETUP for the other with

@@ -112,6 +112,30 @@ import Glibc
         }
     }
 
+    /// A sender that changes codec: a container's track has one, so the recording goes on in a
+    /// new file (`NAME-001.mkv`), each whole and of its own codec.
+    @Test func aCodecChangeStartsANewFile() throws {
+        let port = try Sender.freeUDPPort()
+        let file = Self.temporary("change.mkv")
+        let play = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--timeout", "3", "--record", file])
+        try #require(Wait.until(timeoutSeconds: 30) { Fixtures.udpPortIsBound(port) }, "spyglass listens")
+        for codec in ["h264", "h265"] {
+            // RTP: a parameter set of the other codec switches the receiver (raw Annex B keeps the first codec).
+            let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)", "--rtp", "--codec", codec,
+                                                                          "--size", "320x240", "--duration", "1"])
+            try #require(rc == 0, "\(err)")
+        }
+        let (status, err) = play.wait()
+        #expect(status == 0 && err.contains("recording goes on in a new file"), "\(err)")
+        let second = String(file.dropLast(4)) + "-001.mkv"
+        for (path, codec) in [(file, "h264"), (second, "hevc")] {
+            let (_, out, _) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name",
+                                                                   "-of", "csv=p=0", path])
+            #expect(out.trimmingCharacters(in: .whitespacesAndNewlines) == codec, "\(path): \(out)")
+            #expect(try Self.packets(path).count > 20, "\(path) holds its pictures")
+        }
+    }
+
     /// `kill -9` while recording: the file still opens, and holds every picture but those of the
     /// last second (Matroska's cluster, MP4's fragment) and the one held for a repair.
     @Test(arguments: ["mkv", "mp4", "ts"])

@@ -1,4 +1,5 @@
 import Foundation
+import SpyglassTransport
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -59,6 +60,9 @@ public final class ContainerRecorder: FlightRecorder {
     }
 
     private var writer: ContainerWriter?
+    /// The newest KLV position ("47.397700, 8.545600, 500 m, heading 90.0°") and when it came,
+    /// wall µs: in the captions while it is at most 2 s older than the picture.
+    private var position: (text: String, wallMicros: UInt64)?
     /// The codec of the file being written (its track's).
     private var fileCodec: VideoCodec?
     private var pending: (au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64)?
@@ -138,7 +142,7 @@ public final class ContainerRecorder: FlightRecorder {
         do {
             let micros = stamp(au, wallMicros: wallMicros)
             try writer.write(data, micros: micros, keyframe: au.isRandomAccessPoint)
-            try writer.writeCaption(Self.caption(au, wallMicros: wallMicros), micros: micros, durationMicros: Int64(shownMicros))
+            try writer.writeCaption(caption(au, wallMicros: wallMicros), micros: micros, durationMicros: Int64(shownMicros))
         } catch {
             return fail("\(error)")
         }
@@ -149,11 +153,17 @@ public final class ContainerRecorder: FlightRecorder {
     }
     private var accessUnitsInFile = 0
 
-    /// The picture's caption: its capture time (else its arrival), UTC to the millisecond, and
-    /// how long it took from capture to arrival where the stream says when it was captured
-    /// (`2026-12-04 20:31:05.123 UTC · capture to arrival 34 ms`).
-    static func caption(_ au: AccessUnit, wallMicros: UInt64) -> String {
-        ContainerWriter.caption(captureWallMicros: au.captureWallMicros, arrivalWallMicros: wallMicros)
+    /// The picture's caption: its capture time (else its arrival), UTC to the millisecond, how
+    /// long it took from capture to arrival where the stream says when it was captured, and the
+    /// platform's KLV position while fresh
+    /// (`2026-12-04 20:31:05.123 UTC · capture to arrival 34 ms · 47.397700, 8.545600, 500 m, heading 90.0°`).
+    func caption(_ au: AccessUnit, wallMicros: UInt64) -> String {
+        let fresh = position.flatMap { p in wallMicros <= p.wallMicros + 2_000_000 && p.wallMicros <= wallMicros + 2_000_000 ? p.text : nil }
+        return ContainerWriter.caption(captureWallMicros: au.captureWallMicros, arrivalWallMicros: wallMicros, position: fresh)
+    }
+
+    public func note(_ metadata: PlatformMetadata) {
+        if let text = metadata.positionText { position = (text, MonotonicClock.wallMicros()) }
     }
 
     /// The access unit's time stamp, µs from the file's first: its capture time, else its

@@ -146,7 +146,13 @@ package final class ContainerWriter {
     /// time from capture to arrival where the capture time is known
     /// (`2026-12-04 20:31:05.123 UTC · capture to arrival 34 ms`); a capture after its arrival
     /// (or a minute before it) is a sender clock that is not ours: "(sender's clock)", no figure.
-    package static func caption(captureWallMicros: UInt64?, arrivalWallMicros: UInt64) -> String {
+    /// - Parameter position: the platform's position (KLV), appended when given.
+    package static func caption(captureWallMicros: UInt64?, arrivalWallMicros: UInt64, position: String? = nil) -> String {
+        let text = captionTime(captureWallMicros: captureWallMicros, arrivalWallMicros: arrivalWallMicros)
+        return position.map { text + " · " + $0 } ?? text
+    }
+
+    private static func captionTime(captureWallMicros: UInt64?, arrivalWallMicros: UInt64) -> String {
         let t = captureWallMicros ?? arrivalWallMicros
         var time = time_t(t / 1_000_000)
         var tm = tm()

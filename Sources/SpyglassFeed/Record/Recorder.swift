@@ -1,4 +1,5 @@
 import Foundation
+import SpyglassTransport
 #if canImport(Glibc)
 import Glibc
 import SpyglassBitstream
@@ -262,6 +263,14 @@ public protocol FlightRecorder: AnyObject {
     func close()
     /// What the summary adds after the files (how often the file was synced), or "".
     var detail: String { get }
+    /// The platform's position from the stream's KLV (MISB ST 0601), as it arrives: a container's
+    /// captions give it with each picture while it is fresh.
+    func note(_ metadata: PlatformMetadata)
+}
+
+extension FlightRecorder {
+    /// The raw stream keeps no metadata beside its index (its KLV, if any, is not in it either).
+    public func note(_ metadata: PlatformMetadata) {}
 }
 
 /// The recorder `--record PATH` asks for, by its extension: `.h264`/`.h265` (and `.264`,

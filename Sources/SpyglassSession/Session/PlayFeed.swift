@@ -65,6 +65,7 @@ public final class PlayFeed {
             }
             observers.accessUnit = { au, store in flight.record(au, store: store, wallMicros: wall(au)) }
             observers.accessUnitRepaired = { au, store in flight.replace(au, store: store, wallMicros: wall(au)) }
+            observers.metadata = { flight.note($0) }
             observers.end = { _ in
                 flight.close()
                 if flight.error != nil { report.fail(nil) } else if flight.files.isEmpty {

@@ -112,6 +112,22 @@ import Glibc
         }
     }
 
+    /// A STANAG 4609-style feed (MPEG-TS with MISB ST 0601 KLV): each picture's caption gives the
+    /// platform's position, altitude and heading, as DJI's subtitles do.
+    @Test func theCaptionsCarryTheKLVPosition() throws {
+        let port = try Sender.freeUDPPort()
+        let file = Self.temporary("klv.mkv")
+        let play = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--timeout", "2", "--record", file])
+        try #require(Wait.until(timeoutSeconds: 30) { Fixtures.udpPortIsBound(port) }, "spyglass listens")
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)", "--mpegts",
+                                                                      "--klv", "47.3977,8.5456,500,90", "--size", "320x240", "--duration", "1"])
+        try #require(rc == 0, "\(err)")
+        _ = play.wait()
+        let cues = try Self.captions(file)
+        let placed = cues.filter { $0.hasSuffix(" · 47.397700, 8.545600, 500 m, heading 90.0°") }
+        #expect(cues.count >= 25 && placed.count >= cues.count - 1, "\(placed.count) of \(cues.count) cues give the position: \(cues.prefix(2))")
+    }
+
     /// A sender that changes codec: a container's track has one, so the recording goes on in a
     /// new file (`NAME-001.mkv`), each whole and of its own codec.
     @Test func aCodecChangeStartsANewFile() throws {

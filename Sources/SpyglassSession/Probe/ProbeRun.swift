@@ -40,11 +40,17 @@ public enum ProbeRun {
         VideoDecoder.setLibraryLogging(verbose: false)
         let url: SourceURL
         let source: ByteSource
+        var imported: String?
+        defer { if let imported { try? FileManager.default.removeItem(atPath: FilePath.folder(imported)) } }
         do {
             url = try SourceURL(parsing: sourceText)
             options.mpegtsSelection = url.mpegtsSelection ?? MPEGTSSelection()
             if case .file(let path) = url, PcapSource.isPacketCapture(path) {
                 source = try PcapSource(path: path, port: port, host: host, speed: 0)
+            } else if case .file(let path) = url, ContainerImport.playsThrough(path) {
+                // Matroska, MP4: the video through libavformat's demuxer, probed as its Annex B.
+                imported = try ContainerImport.recording(of: path)
+                source = try StreamFDSource.file(path: imported!)
             } else {
                 source = try openSource(url, options: options.source)
             }
@@ -54,7 +60,7 @@ public enum ProbeRun {
         // A pipe on stdin (a camera tool, ffmpeg) is live too: it may never end.
         let live = url.deliversInRealTime || (url == .stdin && standardInputIsAStream())
         if live { options.timeoutSeconds = duration }
-        let label = source.label
+        let label = imported == nil ? source.label : sourceText
         let pcapSpan = (source as? PcapSource).flatMap { pcap -> Double? in
             guard let a = pcap.schedule.first?.time, let b = pcap.schedule.last?.time, b > a else { return nil }
             return Double(b - a) / 1e6

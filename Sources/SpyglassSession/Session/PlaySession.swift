@@ -298,9 +298,15 @@ enum OutputPaths {
     /// spelled (`dup` and `dup.mkv`, `./dup.mkv`).
     /// - Throws: ``SourceError/open(_:)`` naming both feeds.
     static func checkRecordings(_ feeds: [PlayOptions]) throws {
+        if feeds.allSatisfy({ $0.recordPath == nil }), feeds.contains(where: { $0.recordSplitBytes > 0 || $0.recordSplitMicros > 0 }) {
+            throw SourceError.open("--record-split-mb/--record-split-min split a recording: give --record NAME too")
+        }
         var recordedBy: [String: Int] = [:]
         for (i, o) in feeds.enumerated() {
             guard let path = expand(o.recordPath, feed: i + 1) else { continue }
+            guard !FilePath.name(path).isEmpty else {
+                throw SourceError.open("--record '\(path)': give a file name (NAME.mkv, .ts, .mp4, or .h264 for the raw stream)")
+            }
             for f in flightRecordingFiles(path: path).map(canonical) {
                 if let other = recordedBy[f], other != i + 1 {
                     throw SourceError.open("--record \(path): feed \(i + 1) would write \(f), which feed \(other) records into")

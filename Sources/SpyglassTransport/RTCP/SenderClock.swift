@@ -26,12 +26,20 @@ public struct SenderClock: Sendable {
         return micros > 0 ? UInt64(micros) : nil
     }
 
-    /// An NTP timestamp (RFC 3550 §4) as µs since the Unix epoch; nil before 1970.
+    /// An NTP timestamp (RFC 3550 §4) as µs since the Unix epoch; nil before 1970. A timestamp
+    /// whose top bit is clear is in NTP era 1, from 2036-02-07 on (RFC 4330 §3).
     public static func unixMicros(ntp: UInt64) -> UInt64? {
-        let seconds = ntp >> 32
+        let seconds = eraSeconds(ntp)
         guard seconds >= ntpToUnixSeconds else { return nil }
         let fraction = ((ntp & 0xFFFF_FFFF) * 1_000_000) >> 32
         return (seconds - ntpToUnixSeconds) * 1_000_000 + fraction
+    }
+
+    /// The seconds of a 64-bit NTP timestamp since 1900, era 1 (top bit clear: 2036 to 2104)
+    /// counted on from era 0's 2^32 (RFC 4330 §3).
+    public static func eraSeconds(_ ntp: UInt64) -> UInt64 {
+        let seconds = ntp >> 32
+        return seconds & 0x8000_0000 == 0 ? seconds + (1 << 32) : seconds
     }
 
     /// µs since the Unix epoch as an NTP timestamp (for the receiver's own reports and tests).

@@ -88,13 +88,14 @@ public struct CaptureTimeExtension: Sendable, Equatable {
     }
 
     /// The capture time in `ext`, µs since the Unix epoch: nil when the element is missing, too
-    /// short, zero (no time), or before 1970.
+    /// short, zero (no time), or before 1970. After 2036 (NTP era 1, top bit clear) it counts on
+    /// (RFC 4330 §3).
     public func captureWallMicros(in ext: RTPHeaderExtension) -> UInt64? {
         guard let e = ext.element(id: id), e.count >= 8 else { return nil }
         var ntp: UInt64 = 0
         for b in e.prefix(8) { ntp = ntp << 8 | UInt64(b) }
         guard ntp != 0 else { return nil }
-        let seconds = ntp >> 32, fraction = ntp & 0xFFFF_FFFF
+        let seconds = SenderClock.eraSeconds(ntp), fraction = ntp & 0xFFFF_FFFF
         let unixOffset: UInt64 = 2_208_988_800   // 1900 to 1970, RFC 5905 §6
         guard seconds >= unixOffset else { return nil }
         // To the nearest µs: a sender that wrote µs through ns rounded down (GStreamer) reads back exact.

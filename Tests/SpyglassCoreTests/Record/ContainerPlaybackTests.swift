@@ -32,6 +32,25 @@ import Glibc
         #expect(shown.count == 60 && shown == expected, "\(encoder) in \(container)")
     }
 
+    /// `spyglass probe` reads a container's video through the demuxer too.
+    @Test func probeReadsAContainer() throws {
+        let file = ContainerRecorderTests.temporary("probe.mp4")
+        let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "2",
+                                                               "-c:v", "libx264", "-pix_fmt", "yuv420p", file])
+        try #require(rc == 0, "\(err)")
+        let (prc, out, perr) = try Fixtures.run(Fixtures.spyglassBinary, ["probe", file])
+        #expect(prc == 0 && out.hasPrefix(file) && out.contains("picture               320x240") && out.contains("access units          60"),
+                "\(out)\(perr)")
+        #expect(out.contains("B-frames              yes"), "libx264's default GOP has B-frames")
+    }
+
+    /// `--record` needs a file name; the split options need `--record`.
+    @Test(arguments: [["--record", ""], ["--record", "/tmp/"], ["--record-split-mb", "1"]])
+    func aRecordingNeedsAName(args: [String]) throws {
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", Fixtures.capture("test/h264-aud.h264"), "--display", "none"] + args)
+        #expect(rc == 1 && err.split(separator: "\n").count == 1 && err.contains("--record"), "\(args): \(err)")
+    }
+
     /// What `--record` wrote plays back through `replay` (each container) and `play` (Matroska,
     /// MP4), every picture bit-exact.
     @Test(arguments: ["mkv", "mp4", "ts"])

@@ -59,6 +59,17 @@ import Testing
         #expect(throws: RTPPacket.ParseError.badExtension) { try RTPPacket(datagram: long[...]) }
     }
 
+    /// NTP's era 1 starts on 2036-02-07 06:28:16 UTC (the 32-bit seconds wrap; RFC 4330 §3): a
+    /// sender's clock past it is still read, not taken for a time before 1970.
+    @Test func aTimeAfterTheNTPWrapOf2036() throws {
+        let x = try #require(CaptureTimeExtension(argument: "1=ntp-64"))
+        let seconds: UInt64 = 12                                            // era 1, second 12
+        let ntp = (0..<8).map { UInt8(truncatingIfNeeded: (seconds << 32) >> (56 - 8 * UInt64($0))) }
+        let ext = RTPHeaderExtension(profile: 0xBEDE, data: ([0x17] + ntp + [0, 0, 0])[...])
+        #expect(x.captureWallMicros(in: ext) == (2_085_978_496 + 12) * 1_000_000, "2036-02-07 06:28:28 UTC")
+        #expect(SenderClock.unixMicros(ntp: seconds << 32) == (2_085_978_496 + 12) * 1_000_000, "RTCP's sender clock too")
+    }
+
     @Test func theSDPsExtmapNamesTheId() {
         let sdp = SessionDescription(text: """
             v=0

@@ -63,6 +63,8 @@ public final class ContainerRecorder: FlightRecorder {
     /// The newest KLV position ("47.397700, 8.545600, 500 m, heading 90.0°") and when it came,
     /// wall µs: in the captions while it is at most 2 s older than the picture.
     private var position: (text: String, wallMicros: UInt64)?
+    /// The newest KLV local set not yet written to a TS file's KLV stream.
+    private var unwrittenKLV: PlatformMetadata?
     /// The codec of the file being written (its track's).
     private var fileCodec: VideoCodec?
     private var pending: (au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64)?
@@ -143,6 +145,11 @@ public final class ContainerRecorder: FlightRecorder {
             let micros = stamp(au, wallMicros: wallMicros)
             try writer.write(data, micros: micros, keyframe: au.isRandomAccessPoint)
             try writer.writeCaption(caption(au, wallMicros: wallMicros), micros: micros, durationMicros: Int64(shownMicros))
+            if let m = unwrittenKLV {
+                // MPEG-TS: the local set again, with the picture it came with (its own time stamp kept).
+                try writer.writeKLV(UASLocalSet.encode(m), micros: micros)
+                unwrittenKLV = nil
+            }
         } catch {
             return fail("\(error)")
         }
@@ -164,6 +171,7 @@ public final class ContainerRecorder: FlightRecorder {
 
     public func note(_ metadata: PlatformMetadata) {
         if let text = metadata.positionText { position = (text, MonotonicClock.wallMicros()) }
+        unwrittenKLV = metadata
     }
 
     /// The access unit's time stamp, µs from the file's first: its capture time, else its
@@ -205,7 +213,8 @@ public final class ContainerRecorder: FlightRecorder {
         do {
             writer = try ContainerWriter(path: name, container: container, codec: au.codec, width: store.latestFormat?.width ?? 0,
                                          height: store.latestFormat?.height ?? 0, parameterSets: store.allUnits,
-                                         startWallMicros: au.captureWallMicros ?? wallMicros)   // the first picture's time
+                                         startWallMicros: au.captureWallMicros ?? wallMicros,   // the first picture's time
+                                         withKLV: unwrittenKLV != nil || position != nil)
         } catch { return fail("\(error)") }
         files.append(name)
         fileCodec = au.codec

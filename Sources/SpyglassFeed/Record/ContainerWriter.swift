@@ -28,6 +28,10 @@ package final class ContainerWriter {
     private let stream: UnsafeMutablePointer<AVStream>
     /// The text track (nil in MPEG-TS).
     private let captions: UnsafeMutablePointer<AVStream>?
+    /// MPEG-TS: the KLV data stream (MISB ST 0601 local sets; stream type 0x15), when the stream
+    /// carried KLV before the file began.
+    private let klv: UnsafeMutablePointer<AVStream>?
+    private var lastKLVTick: Int64 = -1
     private var lastCaptionTick: Int64 = -1
     /// The last time stamp written, in the stream's time base.
     private var lastTick: Int64 = -1
@@ -39,8 +43,9 @@ package final class ContainerWriter {
     ///   - parameterSets: VPS/SPS/PPS units (headers included), the file's extradata.
     ///   - startWallMicros: the file's start, µs since the epoch (`creation_time`).
     /// - Throws: a one-line ``SourceError/open(_:)`` naming libavformat's or the system's error.
+    ///   - withKLV: MPEG-TS only: a KLV data stream for ``writeKLV(_:micros:)``.
     package init(path: String, container: Container, codec: VideoCodec, width: Int, height: Int, parameterSets: [[UInt8]],
-         startWallMicros: UInt64) throws {
+         startWallMicros: UInt64, withKLV: Bool = false) throws {
         self.path = path
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         guard avformat_alloc_output_context2(&ctx, nil, container.muxer, path) >= 0, let ctx else {
@@ -71,6 +76,14 @@ package final class ContainerWriter {
             captions = t
         } else {
             captions = nil
+        }
+        if container == .mpegts && withKLV, let k = avformat_new_stream(ctx, nil) {
+            k.pointee.codecpar.pointee.codec_type = AVMEDIA_TYPE_DATA
+            k.pointee.codecpar.pointee.codec_id = AV_CODEC_ID_SMPTE_KLV
+            k.pointee.time_base = AVRational(num: 1, den: 1_000_000)
+            klv = k
+        } else {
+            klv = nil
         }
         av_dict_set(&ctx.pointee.metadata, "creation_time", Self.iso8601(startWallMicros), 0)
         ctx.pointee.flush_packets = 1
@@ -130,6 +143,24 @@ package final class ContainerWriter {
         packet.pointee.dts = tick
         packet.pointee.duration = max(1, av_rescale_q(durationMicros, us, tb))
         packet.pointee.stream_index = captions.pointee.index
+        let rc = av_write_frame(format, packet)
+        guard rc >= 0 else { throw SourceError.open("\(path): libavformat: \(VideoDecoder.errorText(rc))") }
+    }
+
+    /// One KLV packet (a MISB ST 0601 local set, SMPTE ST 336 coded) on the KLV data stream at
+    /// `micros`, with the picture of that time; nothing without a KLV stream.
+    /// - Throws: ``SourceError/open(_:)`` with libavformat's error.
+    package func writeKLV(_ data: [UInt8], micros: Int64) throws {
+        guard let klv, !data.isEmpty else { return }
+        guard let packet = av_packet_alloc() else { throw SourceError.open("\(path): out of memory") }
+        defer { var p: UnsafeMutablePointer<AVPacket>? = packet; av_packet_free(&p) }
+        guard av_new_packet(packet, Int32(data.count)) == 0 else { throw SourceError.open("\(path): out of memory") }
+        data.withUnsafeBytes { _ = memcpy(packet.pointee.data, $0.baseAddress!, data.count) }
+        let tick = max(av_rescale_q(micros, AVRational(num: 1, den: 1_000_000), klv.pointee.time_base), lastKLVTick + 1)
+        lastKLVTick = tick
+        packet.pointee.pts = tick
+        packet.pointee.dts = tick
+        packet.pointee.stream_index = klv.pointee.index
         let rc = av_write_frame(format, packet)
         guard rc >= 0 else { throw SourceError.open("\(path): libavformat: \(VideoDecoder.errorText(rc))") }
     }

@@ -128,6 +128,23 @@ import Glibc
         #expect(cues.count >= 25 && placed.count >= cues.count - 1, "\(placed.count) of \(cues.count) cues give the position: \(cues.prefix(2))")
     }
 
+    /// The same feed recorded to MPEG-TS keeps its KLV as a data stream (stream type 0x15):
+    /// ffprobe sees it, and Spyglass's own probe reads the platform back from the recording.
+    @Test func aTSRecordingKeepsTheKLV() throws {
+        let port = try Sender.freeUDPPort()
+        let file = Self.temporary("klv.ts")
+        let play = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--timeout", "2", "--record", file])
+        try #require(Wait.until(timeoutSeconds: 30) { Fixtures.udpPortIsBound(port) }, "spyglass listens")
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)", "--mpegts",
+                                                                      "--klv", "47.3977,8.5456,500,90", "--size", "320x240", "--duration", "1"])
+        try #require(rc == 0, "\(err)")
+        _ = play.wait()
+        let (_, streams, _) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", file])
+        #expect(streams.contains("klv"), "a KLV data stream: \(streams)")
+        let (_, probed, _) = try Fixtures.run(Fixtures.spyglassBinary, ["probe", file])
+        #expect(probed.contains("platform 47.397700, 8.545600, 500 m, heading 90.0°"), "\(probed)")
+    }
+
     /// A sender that changes codec: a container's track has one, so the recording goes on in a
     /// new file (`NAME-001.mkv`), each whole and of its own codec.
     @Test func aCodecChangeStartsANewFile() throws {

@@ -106,23 +106,10 @@ package final class ContainerWriter {
         }
     }
 
-    /// Muxes one access unit (Annex B) at `micros` from the file's start; a stamp that would not
-    /// come after the last one (two that round to one tick of the muxer's time base: 1 ms in
-    /// Matroska, 90 kHz in MPEG-TS) is put one tick after it.
+    /// Muxes one access unit (Annex B) at `micros` from the file's start.
     /// - Throws: ``SourceError/open(_:)`` with libavformat's error (a full disk, …).
     package func write(_ data: [UInt8], micros: Int64, keyframe: Bool) throws {
-        guard let packet = av_packet_alloc() else { throw SourceError.open("\(path): out of memory") }
-        defer { var p: UnsafeMutablePointer<AVPacket>? = packet; av_packet_free(&p) }
-        guard av_new_packet(packet, Int32(data.count)) == 0 else { throw SourceError.open("\(path): out of memory") }
-        data.withUnsafeBytes { _ = memcpy(packet.pointee.data, $0.baseAddress!, data.count) }
-        let tick = max(av_rescale_q(micros, AVRational(num: 1, den: 1_000_000), stream.pointee.time_base), lastTick + 1)
-        lastTick = tick
-        packet.pointee.pts = tick
-        packet.pointee.dts = tick
-        packet.pointee.stream_index = stream.pointee.index
-        if keyframe { packet.pointee.flags |= AV_PKT_FLAG_KEY }
-        let rc = av_write_frame(format, packet)
-        guard rc >= 0 else { throw SourceError.open("\(path): libavformat: \(VideoDecoder.errorText(rc))") }
+        try mux(data, on: stream, micros: micros, last: &lastTick, keyframe: keyframe)
     }
 
     /// One text cue on the text track (none in MPEG-TS), from `micros` for `durationMicros`.
@@ -132,19 +119,7 @@ package final class ContainerWriter {
         let utf8 = Array(text.utf8.prefix(4000))
         // 3GPP timed text: a 16-bit length, then the text (3GPP TS 26.245 §5.17); SubRip: the text.
         let data = captions.pointee.codecpar.pointee.codec_id == AV_CODEC_ID_MOV_TEXT ? [UInt8(utf8.count >> 8), UInt8(utf8.count & 0xFF)] + utf8 : utf8
-        guard let packet = av_packet_alloc() else { throw SourceError.open("\(path): out of memory") }
-        defer { var p: UnsafeMutablePointer<AVPacket>? = packet; av_packet_free(&p) }
-        guard av_new_packet(packet, Int32(data.count)) == 0 else { throw SourceError.open("\(path): out of memory") }
-        data.withUnsafeBytes { _ = memcpy(packet.pointee.data, $0.baseAddress!, data.count) }
-        let tb = captions.pointee.time_base, us = AVRational(num: 1, den: 1_000_000)
-        let tick = max(av_rescale_q(micros, us, tb), lastCaptionTick + 1)
-        lastCaptionTick = tick
-        packet.pointee.pts = tick
-        packet.pointee.dts = tick
-        packet.pointee.duration = max(1, av_rescale_q(durationMicros, us, tb))
-        packet.pointee.stream_index = captions.pointee.index
-        let rc = av_write_frame(format, packet)
-        guard rc >= 0 else { throw SourceError.open("\(path): libavformat: \(VideoDecoder.errorText(rc))") }
+        try mux(data, on: captions, micros: micros, last: &lastCaptionTick, durationMicros: durationMicros)
     }
 
     /// One KLV packet (a MISB ST 0601 local set, SMPTE ST 336 coded) on the KLV data stream at
@@ -152,15 +127,26 @@ package final class ContainerWriter {
     /// - Throws: ``SourceError/open(_:)`` with libavformat's error.
     package func writeKLV(_ data: [UInt8], micros: Int64) throws {
         guard let klv, !data.isEmpty else { return }
+        try mux(data, on: klv, micros: micros, last: &lastKLVTick)
+    }
+
+    /// One packet on `stream` at `micros` from the file's start, in the stream's time base (the
+    /// muxer's: 1 ms in Matroska, 90 kHz in MPEG-TS); a stamp that would not come after the
+    /// stream's `last` (two that round to one tick) is put one tick after it.
+    private func mux(_ data: [UInt8], on s: UnsafeMutablePointer<AVStream>, micros: Int64, last: inout Int64,
+                     keyframe: Bool = false, durationMicros: Int64? = nil) throws {
         guard let packet = av_packet_alloc() else { throw SourceError.open("\(path): out of memory") }
         defer { var p: UnsafeMutablePointer<AVPacket>? = packet; av_packet_free(&p) }
         guard av_new_packet(packet, Int32(data.count)) == 0 else { throw SourceError.open("\(path): out of memory") }
         data.withUnsafeBytes { _ = memcpy(packet.pointee.data, $0.baseAddress!, data.count) }
-        let tick = max(av_rescale_q(micros, AVRational(num: 1, den: 1_000_000), klv.pointee.time_base), lastKLVTick + 1)
-        lastKLVTick = tick
+        let tb = s.pointee.time_base, us = AVRational(num: 1, den: 1_000_000)
+        let tick = max(av_rescale_q(micros, us, tb), last + 1)
+        last = tick
         packet.pointee.pts = tick
         packet.pointee.dts = tick
-        packet.pointee.stream_index = klv.pointee.index
+        if let d = durationMicros { packet.pointee.duration = max(1, av_rescale_q(d, us, tb)) }
+        packet.pointee.stream_index = s.pointee.index
+        if keyframe { packet.pointee.flags |= AV_PKT_FLAG_KEY }
         let rc = av_write_frame(format, packet)
         guard rc >= 0 else { throw SourceError.open("\(path): libavformat: \(VideoDecoder.errorText(rc))") }
     }

@@ -112,17 +112,24 @@ import Glibc
         }
     }
 
-    /// A STANAG 4609-style feed (MPEG-TS with MISB ST 0601 KLV): each picture's caption gives the
-    /// platform's position, altitude and heading, as DJI's subtitles do.
-    @Test func theCaptionsCarryTheKLVPosition() throws {
+    /// `spyglass send pattern --mpegts --klv …` (1 s) recorded live by `spyglass play` into a new
+    /// temporary file named `name`; returns its path.
+    static func recordKLVFeed(_ name: String) throws -> String {
         let port = try Sender.freeUDPPort()
-        let file = Self.temporary("klv.mkv")
+        let file = temporary(name)
         let play = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--timeout", "2", "--record", file])
         try #require(Wait.until(timeoutSeconds: 30) { Fixtures.udpPortIsBound(port) }, "spyglass listens")
         let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)", "--mpegts",
                                                                       "--klv", "47.3977,8.5456,500,90", "--size", "320x240", "--duration", "1"])
         try #require(rc == 0, "\(err)")
         _ = play.wait()
+        return file
+    }
+
+    /// A STANAG 4609-style feed (MPEG-TS with MISB ST 0601 KLV): each picture's caption gives the
+    /// platform's position, altitude and heading, as DJI's subtitles do.
+    @Test func theCaptionsCarryTheKLVPosition() throws {
+        let file = try Self.recordKLVFeed("klv.mkv")
         let cues = try Self.captions(file)
         let placed = cues.filter { $0.hasSuffix(" · 47.397700, 8.545600, 500 m, heading 90.0°") }
         #expect(cues.count >= 25 && placed.count >= cues.count - 1, "\(placed.count) of \(cues.count) cues give the position: \(cues.prefix(2))")
@@ -131,14 +138,7 @@ import Glibc
     /// The same feed recorded to MPEG-TS keeps its KLV as a data stream (stream type 0x15):
     /// ffprobe sees it, and Spyglass's own probe reads the platform back from the recording.
     @Test func aTSRecordingKeepsTheKLV() throws {
-        let port = try Sender.freeUDPPort()
-        let file = Self.temporary("klv.ts")
-        let play = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--timeout", "2", "--record", file])
-        try #require(Wait.until(timeoutSeconds: 30) { Fixtures.udpPortIsBound(port) }, "spyglass listens")
-        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)", "--mpegts",
-                                                                      "--klv", "47.3977,8.5456,500,90", "--size", "320x240", "--duration", "1"])
-        try #require(rc == 0, "\(err)")
-        _ = play.wait()
+        let file = try Self.recordKLVFeed("klv.ts")
         let (_, streams, _) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", file])
         #expect(streams.contains("klv"), "a KLV data stream: \(streams)")
         let (_, probed, _) = try Fixtures.run(Fixtures.spyglassBinary, ["probe", file])

@@ -235,6 +235,7 @@ extension ContainerImport {
             ? "usage: spyglass repair RECORDING.mkv|.mp4|.ts\n\nA recording that a crash, kill -9 or power loss cut short, remuxed whole into\nRECORDING.repaired.EXT beside it (Matroska's Cues, the duration): players seek in it again."
             : "usage: spyglass export RECORDING.h264|.h265 OUT.mkv|.ts|.mp4\n\nA raw recording (--record NAME.h264, with its .idx) into a container, each picture at\nits capture time (else its arrival), with a caption track."
         if argv.contains("--help") || argv.contains("-h") { return usage }
+        VideoDecoder.setLibraryLogging(verbose: false)   // libav's own lines: its errors come back as ours
         guard !argv.contains(where: { $0.hasPrefix("-") }) else { throw ImportError("\(name) takes no options (spyglass \(name) --help)") }
         if name == "repair" {
             guard argv.count == 1 else { throw ImportError("repair takes one recording: spyglass repair FILE.mkv|.mp4|.ts") }

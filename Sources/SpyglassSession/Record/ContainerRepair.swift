@@ -28,6 +28,7 @@ public enum ContainerRepair {
     /// - Throws: ``SourceError``-style text in an `NSError`-free ``RepairError`` when the file
     ///   cannot be opened or read as a container, or the new one cannot be written.
     public static func repair(_ input: String) throws -> Result {
+        VideoDecoder.setLibraryLogging(verbose: false)   // its errors come back as ours, in one line
         let output = outputPath(for: input)
         var inCtx: UnsafeMutablePointer<AVFormatContext>?
         var rc = avformat_open_input(&inCtx, input, nil, nil)

@@ -37,7 +37,9 @@ public enum Replay {
     @MainActor public static func run(_ path: String, url: SourceURL, options: PlayOptions, _ w: What, shownAs: String? = nil) -> Int32 {
         let speed = w.speed, loop = w.loop, from = w.fromSeconds, to = w.toSeconds
         if ContainerImport.replaysThrough(path) {
-            // Through libavformat's demuxer into a recording of our own, with the file's timing.
+            // Through libavformat's demuxer into a recording of our own, with the file's timing;
+            // libav's own lines only with --verbose (the import counts what it drops).
+            VideoDecoder.setLibraryLogging(verbose: options.verbose)
             let streamPath: String
             do { streamPath = try ContainerImport.recording(of: path) } catch { Log.error("\(error)"); return 1 }
             defer { try? FileManager.default.removeItem(atPath: FilePath.folder(streamPath)) }

@@ -73,9 +73,14 @@ public enum ContainerImport {
             let t = packet.pointee.dts != spy_av_nopts_value() ? packet.pointee.dts : packet.pointee.pts
             let key = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
             for data in try filter.annexB(packet) {
-                var us = t == spy_av_nopts_value() ? last + 33_333 : av_rescale_q(t, tb, AVRational(num: 1, den: 1_000_000))
-                if first == nil { first = us }
-                us = max(us - first!, last + 1)
+                // µs from the first stamped packet; a packet with no stamp a frame (1/30 s) on.
+                var relative = last + 33_333
+                if t != spy_av_nopts_value() {
+                    let absolute = av_rescale_q(t, tb, AVRational(num: 1, den: 1_000_000))
+                    if first == nil { first = absolute }
+                    relative = absolute - first!
+                }
+                let us = max(relative, last + 1)
                 last = us
                 try out.append(data, micros: UInt64(us), wallMicros: startWall.map { $0 + UInt64(us) } ?? 0, keyframe: key)
             }

@@ -81,10 +81,19 @@ struct KeyframeRequestTests {
     @Test func spyglassSendAnswersKeyframeRequestsWithIDRs() throws {
         let source = try UDPSource(host: "127.0.0.1", port: 0)
         let port = source.boundPort
-        let (rtp, rtpPort) = try Self.relay(to: port, ["--loss", "0.02", "--seed", "7"])
-        defer { Self.stop(rtp) }
-        let (rtcp, _) = try Self.relay(listen: rtpPort + 1, to: port + 1, ["--bidirectional"])
-        defer { Self.stop(rtcp) }
+        // The RTCP relay must sit on the RTP relay's port + 1 (where send reports): when another
+        // test holds that port, another pair.
+        var pair: (rtp: Process, rtpPort: Int, rtcp: Process)?
+        for _ in 0..<8 where pair == nil {
+            let (rtp, rtpPort) = try Self.relay(to: port, ["--loss", "0.02", "--seed", "7"])
+            if let (rtcp, _) = try? Self.relay(listen: rtpPort + 1, to: port + 1, ["--bidirectional"]) {
+                pair = (rtp, rtpPort, rtcp)
+            } else {
+                Self.stop(rtp)
+            }
+        }
+        let (rtp, rtpPort, rtcp) = try #require(pair, "a relay pair on ports P and P + 1")
+        defer { Self.stop(rtp); Self.stop(rtcp) }
         var o = Harness.liveOptions(frames: 240)
         o.timeoutSeconds = 60
         o.transport = .rtp

@@ -121,10 +121,11 @@ public struct MPEGTSDepacketizer: Depacketizer {
 
     /// The stream's packet size, told from its first bytes (188 when they fit no size: the loop
     /// then resynchronizes on sync bytes, as before); said once when it is not 188. Nil while
-    /// too few bytes have come to tell.
+    /// too few bytes have come to tell. Until the input ends, only sync bytes in a row count, not
+    /// the length of what came: the same bytes cut differently give the same size.
     private mutating func packetSize(final: Bool, emit: (DepacketizerEvent) -> Void) -> TSPacketSize? {
         if let size { return size }
-        let found = carry.withUnsafeBytes { TSPacketSize.detect($0) }
+        let found = carry.withUnsafeBytes { TSPacketSize.detect($0, wholePackets: final) }
         guard found != nil || final || carry.count >= 3 * 204 + 4 else { return nil }
         let size = found ?? .standard
         self.size = size

@@ -27,15 +27,19 @@ public enum TSPacketSize: Int, Sendable, CaseIterable {
     /// 188 apart (a byte stream's start). 192 and 204 need at least two whole packets or three
     /// sync bytes in a row, and are tried only when 188 does not fit: an Annex B datagram whose
     /// fifth byte happens to be 0x47 (an SPS header with `nal_ref_idc` 2) is not a 192-byte packet.
-    public static func detect(_ b: UnsafeRawBufferPointer) -> TSPacketSize? {
-        for size in allCases where fits(b, size) { return size }
+    ///
+    /// `wholePackets` false: `b` is the start of a byte stream cut anywhere, so its length says
+    /// nothing and only sync bytes in a row count; the answer then depends only on the bytes, not
+    /// on where the stream was cut.
+    public static func detect(_ b: UnsafeRawBufferPointer, wholePackets: Bool = true) -> TSPacketSize? {
+        for size in allCases where fits(b, size, wholePackets: wholePackets) { return size }
         return nil
     }
 
-    private static func fits(_ b: UnsafeRawBufferPointer, _ size: TSPacketSize) -> Bool {
+    private static func fits(_ b: UnsafeRawBufferPointer, _ size: TSPacketSize, wholePackets: Bool) -> Bool {
         let s = size.rawValue, o = size.packetOffset
         guard b.count >= 188 + o, b[o] == 0x47 else { return false }
-        if b.count % s == 0 && (size == .standard || b.count / s >= 2) {
+        if wholePackets && b.count % s == 0 && (size == .standard || b.count / s >= 2) {
             return stride(from: o, to: b.count, by: s).allSatisfy { b[$0] == 0x47 }
         }
         guard b.count > o + 2 * s else { return false }

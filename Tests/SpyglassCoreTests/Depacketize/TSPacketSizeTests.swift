@@ -31,6 +31,29 @@ import Testing
         }
     }
 
+    /// A byte stream cut anywhere: its length says nothing, so the same bytes pushed a byte at a
+    /// time and all at once are told the same size (a fuzz run found 188 taken at the 188th byte
+    /// of a stream that three sync bytes showed to be 204).
+    @Test(arguments: TSPacketSize.allCases)
+    func aByteStreamIsToldTheSameSizeHoweverItIsCut(size: TSPacketSize) {
+        let stream = Self.packets(size, count: 5)
+        let oneOf188 = Array(stream.prefix(188))
+        #expect(oneOf188.withUnsafeBytes { TSPacketSize.detect($0, wholePackets: false) } == nil || size == .standard,
+                "188 bytes of a stream are not yet a 188-byte stream")
+        func sizeAfterPushing(step: Int) -> TSPacketSize? {
+            var d = MPEGTSDepacketizer(maxUnitBytes: 1 << 16, idleFlushMicros: 0)
+            for start in stride(from: 0, to: stream.count, by: step) {
+                Array(stream[start..<min(stream.count, start + step)]).withUnsafeBytes {
+                    d.push($0, arrivalMicros: 1, truncated: false) { _ in }
+                }
+            }
+            return d.size
+        }
+        #expect(sizeAfterPushing(step: 1) == size, "a byte at a time")
+        #expect(sizeAfterPushing(step: 188) == size, "188 at a time")
+        #expect(sizeAfterPushing(step: stream.count) == size, "all at once")
+    }
+
     @Test func otherFramingsAreNoTransportStream() {
         let annexB: [UInt8] = [0, 0, 0, 1, 0x67] + [UInt8](repeating: 0x11, count: 1300)
         #expect(Self.detect(annexB) == nil, "Annex B")

@@ -1,10 +1,10 @@
 import CSDL2
 import Foundation
 
-/// SDL's video subsystem for the whole process: one per process, shared by every ``SDLDisplay``.
+/// SDL's video subsystem for the whole process: one per process, shared by every window.
 ///
 /// Create it once, on the main thread, before the first window, and pass it to each window
-/// (``SDLDisplay/init(system:title:width:height:vsync:position:fontPath:)``). It sets SDL's
+/// (``WallWindow/init(system:feeds:settings:)``). It sets SDL's
 /// process-wide hints, calls `SDL_Init(SDL_INIT_VIDEO)` and `TTF_Init` once, and calls
 /// `TTF_Quit` and `SDL_Quit` when it goes away: after the last window, since every window keeps
 /// it alive.
@@ -19,9 +19,6 @@ public final class SDLVideoSystem {
     private var windows: [UInt32: WeakDisplay] = [:]
     /// `TTF_Init` succeeded: windows may open fonts.
     let fontsAvailable: Bool
-    /// The GL_RENDERER of an OpenGL that is only a software rasterizer, once a window has found
-    /// one (nil: not known, or a real GPU). Later windows then skip OpenGL altogether.
-    private(set) var softwareOpenGL: String?
 
     private struct WeakDisplay {
         weak var display: SDLWindow?
@@ -29,18 +26,24 @@ public final class SDLVideoSystem {
 
     /// Sets the process-wide hints and initializes SDL video and SDL_ttf.
     ///
-    /// Call once per process, on the main thread, before creating any ``SDLDisplay``.
-    /// - Throws: ``SDLDisplay/DisplayError/sdl(_:)`` when SDL's video subsystem cannot start
+    /// Call once per process, on the main thread, before creating any window.
+    /// - Throws: ``DisplayError/sdl(_:)`` when SDL's video subsystem cannot start
     ///   (no display server and no usable video driver). Fonts failing is not an error: windows
     ///   then draw no text.
     public init() throws {
         // Read when a window is created: keep the compositor out of the path (latency).
         SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "1")
-        // Read when a texture is created: pictures scaled to the window are filtered.
-        SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "linear")
+        // Windows are drawn through their surface, with no renderer. SDL 2.26 would push the
+        // surface through a renderer texture ("framebuffer acceleration"; OpenGL on llvmpipe under
+        // Xvfb) and upload the whole window for every rectangle; X11's own framebuffer sends just
+        // the rectangles by MIT-SHM. Measured with tools/wall-bench, 4 feeds into 960x540 tiles:
+        // 14.1 CPU-seconds per 10 s with it (docs/benchmarks/ for without). Unless the user set it.
+        if ProcessInfo.processInfo.environment["SDL_FRAMEBUFFER_ACCELERATION"] == nil {
+            SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
+        }
         Self.useUTF8CharacterType()
         guard SDL_Init(SDL_INIT_VIDEO) == 0 else {
-            throw SDLDisplay.DisplayError.sdl(String(cString: SDL_GetError()))
+            throw DisplayError.sdl(String(cString: SDL_GetError()))
         }
         fontsAvailable = TTF_Init() == 0
     }
@@ -58,19 +61,6 @@ public final class SDLVideoSystem {
     isolated deinit {
         if fontsAvailable { TTF_Quit() }
         SDL_Quit()
-    }
-
-    /// Records that OpenGL here is a software rasterizer (`glRenderer` is its GL_RENDERER), so
-    /// windows use SDL's software renderer. Turns off SDL's "framebuffer acceleration" once for
-    /// the process (unless `SDL_FRAMEBUFFER_ACCELERATION` is set in the environment): SDL 2.26
-    /// would otherwise push a software window surface through an OpenGL texture, where MIT-SHM
-    /// is much cheaper. Must happen before the window's surface is first asked for.
-    func noteSoftwareOpenGL(_ glRenderer: String) {
-        guard softwareOpenGL == nil else { return }
-        softwareOpenGL = glRenderer
-        if ProcessInfo.processInfo.environment["SDL_FRAMEBUFFER_ACCELERATION"] == nil {
-            SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
-        }
     }
 
     /// Routes events for the window `windowID` to `display` from now on.

@@ -5,11 +5,11 @@ import SpyglassPipeline
 ///
 /// It creates the window (the only `SDL_CreateWindow` in Spyglass), registers it with the
 /// ``SDLVideoSystem`` so that the events addressed to it are queued here, keeps its wake-up, and
-/// waits for either. ``SDLDisplay`` (a single feed, through an SDL renderer) and the wall's
-/// ``WallSurface`` (tiles drawn straight into the window surface) each own one.
+/// waits for either. The window's ``WallSurface`` (tiles drawn straight into the window surface)
+/// owns it.
 ///
 /// Main thread only, except ``waker``. The window is destroyed with this object, after whatever
-/// owns it has destroyed its renderer.
+/// owns it has let go of its surface.
 @MainActor
 final class SDLWindow {
     /// The video system this window belongs to (kept alive by the window).
@@ -32,13 +32,13 @@ final class SDLWindow {
     ///   - title: UTF-8 title.
     ///   - width, height: client size, pixels.
     ///   - position: top-left corner on the screen, pixels (nil: the window system chooses).
-    /// - Throws: ``SDLDisplay/DisplayError/sdl(_:)`` with `SDL_GetError()` when SDL cannot open it.
+    /// - Throws: ``DisplayError/sdl(_:)`` with `SDL_GetError()` when SDL cannot open it.
     init(system: SDLVideoSystem, title: String, width: Int, height: Int, position: (x: Int, y: Int)?) throws {
         self.system = system
         guard let w = SDL_CreateWindow(title, position.map { Int32($0.x) } ?? spy_sdl_windowpos_undefined(),
                                        position.map { Int32($0.y) } ?? spy_sdl_windowpos_undefined(),
                                        Int32(width), Int32(height), SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue)
-        else { throw SDLDisplay.DisplayError.sdl(String(cString: SDL_GetError())) }
+        else { throw DisplayError.sdl(String(cString: SDL_GetError())) }
         pointer = w
         id = SDL_GetWindowID(w)
         system.register(self, windowID: id)

@@ -47,7 +47,7 @@ public final class WakeTarget: Sendable {
     /// A target aimed at no window.
     public init() {}
 
-    /// Aims at `signal` (a window's ``SDLDisplay/waker`` or ``WallWindow/waker``), or at no
+    /// Aims at `signal` (a window's ``WallWindow/waker``), or at no
     /// window (nil).
     public func aim(at signal: WakeSignal?) { target.withLock { $0 = signal } }
 

@@ -13,7 +13,7 @@ enum PlayArguments {
                         "--stall-ms", "--hide-damaged", "--show-damaged", "--rtp", "--raw", "--reorder-ms", "--rtp-ext", "--keyframe-requests", "--keyframe-url", "--join",
                         "--join-timeout-ms", "--decode", "--sdp", "--idle-flush-ms", "--threads", "--framemd5",
                         "--summary", "--record", "--record-split-mb", "--record-split-min", "--latency-log",
-                        "--snapshot", "--vsync", "--clock", "--window-pos", "--window-size", "--quiet", "--status",
+                        "--snapshot", "--clock", "--window-pos", "--window-size", "--quiet", "--status",
                         "--verbose", "--max-au-mb", "--max-size", "--help", "--clock-offset-ms", "--clock-offset", "--rtsp-transport", "--metrics",
                         "--wall", "--layout", "--gravity", "--target-ms"]
 
@@ -146,7 +146,6 @@ enum PlayArguments {
         case "--stall-ms": o.stallMillis = try a.number(arg, 50...600_000)
         case "--target-ms": o.targetMillis = try a.number(arg, 1...600_000)
         case "--hide-damaged", "--show-damaged": o.showDamaged = arg == "--show-damaged"
-        case "--vsync": o.vsync = true
         case "--clock": o.clock = true
         case "--window-pos": o.windowPosition = try a.pair(arg, separator: ",", 0...16384, hint: "X,Y")
         case "--window-size": o.windowSize = try a.pair(arg, separator: "x", 64...8192, hint: "WxH")

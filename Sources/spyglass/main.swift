@@ -64,7 +64,6 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp[s]
   --window-pos X,Y         window position on the screen
   --clock                  draw a wall-clock time code under the picture; a camera filming it and
                            streaming back gives optical glass-to-glass (optical_ms in --latency-log)
-  --vsync                  wait for vblank on present (off by default)
   --max-au-mb N            largest access unit (default 32)
   --max-size WxH           largest picture accepted from an SPS (default \(PictureSizeCap.default))
   --clock-offset-ms N | --clock-offset relative  the sender's stamps run N ms ahead of ours, or: measure from the fastest frame

@@ -18,10 +18,18 @@ public struct WallFeed: Sendable {
     public let targetMillis: Double?
     /// Shrinks the feed's pictures for its tile on the feed's thread (nil: the wall scales them).
     public let prescaler: TilePrescaler?
+    /// What arrives is being recorded (`--record`): a REC tag stays on the picture.
+    public let recording: Bool
+    /// The recording being replayed: the replay keys act on it, and its progress bar is drawn
+    /// along the tile's bottom (nil: a live feed or a file played as it is).
+    public let replay: RecordingSource?
 
     /// A running feed. - Parameters: see the properties.
     public init(pipeline: Pipeline, slot: FrameSlot, latency: LatencyRecorder?, name: String, live: Bool,
-                targetMillis: Double? = nil, prescaler: TilePrescaler? = nil) {
+                targetMillis: Double? = nil, prescaler: TilePrescaler? = nil, recording: Bool = false,
+                replay: RecordingSource? = nil) {
+        self.recording = recording
+        self.replay = replay
         self.pipeline = pipeline
         self.slot = slot
         self.latency = latency
@@ -39,6 +47,8 @@ public struct WallFeed: Sendable {
         live = false
         targetMillis = nil
         prescaler = nil
+        recording = false
+        replay = nil
         self.name = name
         self.failure = failure
     }

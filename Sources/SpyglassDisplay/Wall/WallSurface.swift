@@ -17,37 +17,58 @@ import SpyglassFeed
 final class WallSurface {
     /// The window, its events and its wake-up.
     let window: SDLWindow
-    private var font: OpaquePointer?
+    /// Fonts opened so far, by pixel size (``text(_:x:y:maxWidth:colour:pixels:)``).
+    private var fonts: [Int32: OpaquePointer] = [:]
+    private let fontPath: String
+    private let fontsAvailable: Bool
     private var failureLogged = false
     /// Rendered lines of text, by text: a tile's name and badge are drawn with every picture.
     private var textCache: [TextKey: UnsafeMutablePointer<SDL_Surface>] = [:]
     private struct TextKey: Hashable {
         let line: String
         let rgb: UInt32
+        let pixels: Int32
     }
     /// More lines than this (a stall's age counts up) and the cache starts again.
     private static let textCacheLimit = 256
-    /// Text height, pixels.
+    /// The smallest text height, pixels (a wall's small tiles).
     static let fontPixels: Int32 = 15
 
+    /// The text height for a tile `height` pixels high: 15 px in a wall's small tiles, growing
+    /// with the tile to 24 px at 720 lines and 28 at most, so that a single feed's window reads
+    /// from across a room (issue 21 asks at least 20 px at 720p).
+    static func fontPixels(forTileHeight height: Int) -> Int32 {
+        Int32(max(Int(fontPixels), min(28, height / 30)))
+    }
+
     /// Opens the window.
-    /// - Throws: ``SDLDisplay/DisplayError`` when SDL cannot open it.
+    /// - Throws: ``DisplayError`` when SDL cannot open it.
     init(system: SDLVideoSystem, title: String, width: Int, height: Int, position: (x: Int, y: Int)?,
          fontPath: String = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf") throws {
-        // SDL 2.26 would push the surface through a renderer texture ("framebuffer acceleration";
-        // OpenGL on llvmpipe under Xvfb) and upload the whole window for every rectangle; X11's
-        // own framebuffer sends just the rectangles by MIT-SHM. Measured with tools/wall-bench,
-        // 4 feeds into 960x540 tiles: 14.1 CPU-seconds per 10 s with it, see the README without.
-        if ProcessInfo.processInfo.environment["SDL_FRAMEBUFFER_ACCELERATION"] == nil {
-            SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0")
-        }
         window = try SDLWindow(system: system, title: title, width: width, height: height, position: position)
-        if system.fontsAvailable { font = TTF_OpenFont(fontPath, Int32(Self.fontPixels)) }
+        self.fontPath = fontPath
+        fontsAvailable = system.fontsAvailable
     }
 
     isolated deinit {
         for t in textCache.values { SDL_FreeSurface(t) }
-        if let font { TTF_CloseFont(font) }
+        for f in fonts.values { TTF_CloseFont(f) }
+    }
+
+    /// The font at `pixels` (opened on first use); nil when fonts cannot be opened.
+    private func font(_ pixels: Int32) -> OpaquePointer? {
+        if let f = fonts[pixels] { return f }
+        guard fontsAvailable, let f = TTF_OpenFont(fontPath, pixels) else { return nil }
+        fonts[pixels] = f
+        return f
+    }
+
+    /// The width of `line` at `pixels`, pixels (0 without a font).
+    func textWidth(_ line: String, pixels: Int32 = fontPixels) -> Int {
+        guard let font = font(pixels) else { return 0 }
+        var w: Int32 = 0, h: Int32 = 0
+        TTF_SizeUTF8(font, line, &w, &h)
+        return Int(w)
     }
 
     /// Wakes ``waitInput(timeoutMillis:)`` from any thread, without holding the window.
@@ -119,12 +140,13 @@ final class WallSurface {
     }
 
     /// Draws one line of text with its top-left corner at (`x`, `y`) on a dark box, cut to
-    /// `maxWidth` pixels, in `colour` (light grey by default). Nothing when no font could be opened.
+    /// `maxWidth` pixels, in `colour` (light grey by default), `pixels` high. Nothing when no
+    /// font could be opened.
     /// - Returns: the box drawn (empty when none).
     @discardableResult
     func text(_ line: String, x: Int, y: Int, maxWidth: Int,
-              colour: (r: UInt8, g: UInt8, b: UInt8) = (240, 240, 240)) -> PixelRect {
-        guard let (s, _) = target(), !line.isEmpty, maxWidth > 8, let t = rendered(line, colour) else {
+              colour: (r: UInt8, g: UInt8, b: UInt8) = (240, 240, 240), pixels: Int32 = fontPixels) -> PixelRect {
+        guard let (s, _) = target(), !line.isEmpty, maxWidth > 8, let t = rendered(line, colour, pixels) else {
             return PixelRect(x: x, y: y, width: 0, height: 0)
         }
         let box = PixelRect(x: x, y: y, width: min(Int(t.pointee.w) + 8, maxWidth), height: Int(t.pointee.h) + 4)
@@ -136,10 +158,10 @@ final class WallSurface {
     }
 
     /// `line` rendered in `colour`, from the cache when it was drawn before; nil without a font.
-    private func rendered(_ line: String, _ colour: (r: UInt8, g: UInt8, b: UInt8)) -> UnsafeMutablePointer<SDL_Surface>? {
-        let key = TextKey(line: line, rgb: UInt32(colour.r) << 16 | UInt32(colour.g) << 8 | UInt32(colour.b))
+    private func rendered(_ line: String, _ colour: (r: UInt8, g: UInt8, b: UInt8), _ pixels: Int32) -> UnsafeMutablePointer<SDL_Surface>? {
+        let key = TextKey(line: line, rgb: UInt32(colour.r) << 16 | UInt32(colour.g) << 8 | UInt32(colour.b), pixels: pixels)
         if let t = textCache[key] { return t }
-        guard let font, let t = TTF_RenderUTF8_Blended(font, line, SDL_Color(r: colour.r, g: colour.g, b: colour.b, a: 255)) else { return nil }
+        guard let font = font(pixels), let t = TTF_RenderUTF8_Blended(font, line, SDL_Color(r: colour.r, g: colour.g, b: colour.b, a: 255)) else { return nil }
         if textCache.count >= Self.textCacheLimit {
             for old in textCache.values { SDL_FreeSurface(old) }
             textCache.removeAll()
@@ -193,6 +215,9 @@ final class WallSurface {
 
     /// Switches between windowed and desktop fullscreen.
     func toggleFullscreen() { window.toggleFullscreen() }
+
+    /// Resizes the window to a picture's size, scaled down to fit the screen (``SDLWindow/fit(width:height:)``).
+    func fit(width: Int, height: Int) { window.fit(width: width, height: height) }
 
     /// Waits up to `timeoutMillis` for input (``SDLWindow/wait(timeoutMillis:frameReady:translate:)``):
     /// keys and window events first, then a feed's picture.

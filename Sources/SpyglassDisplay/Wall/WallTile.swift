@@ -1,7 +1,9 @@
+import Foundation
 import SpyglassPipeline
 import SpyglassFeed
 /// A feed's tile on the main thread: its newest picture, whether that has been shown, its badge,
-/// and what was last drawn (so that only changed tiles are drawn again).
+/// what it says in words (waiting, why it stalled, the `s` counters, a replay's progress), and
+/// whether it must be drawn again (only changed tiles are).
 @MainActor
 final class WallTile {
     let feed: WallFeed
@@ -27,12 +29,28 @@ final class WallTile {
     private var before: (snapshot: MetricsRegistry.Snapshot, micros: UInt64)?
     /// The tile must be drawn again (new picture, badge, place or gravity changed).
     var dirty = true
-    /// Keeps libswscale's context while the picture size and tile stay the same; SIMD scaling.
+    /// Keeps libswscale's context while the picture size and tile stay the same.
     let converter = PictureConverter()
+    /// While no picture has come: what has arrived ("Waiting for video…", from where, how much).
+    private(set) var waitingLines: [String] = []
+    /// While a live feed is stalled: why no picture comes (``StallReason``); nil otherwise.
+    private(set) var stallReason: String?
+    /// The `s` overlay's lines (``LinkStatistics``), while it is on.
+    private(set) var statisticsLines: [String] = []
+    /// A replay's progress bar: how far (0…1), its line, and whether it is paused.
+    private(set) var progress: (fraction: Double, text: String, paused: Bool)?
+    /// Datagrams (or reads) counted when the last picture was shown, and at the last status
+    /// update with when that count last changed (µs): tell "no data" from "data, no picture".
+    private var datagramsAtLastPicture = 0
+    private var datagramsSeen = -1
+    private var lastDataMicros: UInt64 = 0
+    private let openedMicros = MonotonicClock.nowMicros()
 
-    init(_ feed: WallFeed) {
+    /// - Parameters: feed: the feed; fastScaling: libswscale's SIMD bilinear (a wall's many
+    ///   small tiles) rather than its exact one (a single feed's window).
+    init(_ feed: WallFeed, fastScaling: Bool = true) {
         self.feed = feed
-        converter.fastScaling = true
+        converter.fastScaling = fastScaling
     }
 
     /// Takes the slot's newest picture. A picture replaced before it was shown is counted as
@@ -54,7 +72,10 @@ final class WallTile {
         frame.timing.renderStartMicros = renderStartMicros
         frame.timing.presentedMicros = presentedMicros
         picture = frame
-        if let p = feed.pipeline { PresentationStamps.record(frame, metrics: p.metrics, latency: feed.latency) }
+        if let p = feed.pipeline {
+            PresentationStamps.record(frame, metrics: p.metrics, latency: feed.latency)
+            datagramsAtLastPicture = p.metrics.count(.datagrams)
+        }
         let t = frame.timing
         if t.captureWallMicros > 0 && t.captureSource != .clockOffset {
             let presentedWall = Int64(bitPattern: presentedMicros) + MonotonicClock.wallMinusMonotonicMicros
@@ -108,9 +129,62 @@ final class WallTile {
         history.append(rates.millis(.glassToGlass, quantile: 0.99))
     }
 
-    /// The overlay's lines: the full form, or the compact one for a tile under 360 pixels high.
+    /// The `i` overlay's lines: the full form, or the compact one for a tile under 360 pixels high.
     func overlay(compact: Bool) -> [OverlayLine] {
         second.map { FeedOverlay.lines($0, compact: compact) } ?? []
+    }
+
+    /// The lines over the picture for an overlay mode, under the reason for a stall when there is
+    /// one: a stalled feed is when an operator wants the frame age and the loss most.
+    func overlayLines(_ mode: WallView.Overlay, compact: Bool) -> [OverlayLine] {
+        let reason = stallReason.map { [OverlayLine($0, .bad)] } ?? []
+        switch mode {
+        case .none: return reason
+        case .linkStatistics: return reason + statisticsLines.map { OverlayLine($0) }
+        case .lastSecond:
+            let lines = overlay(compact: compact)
+            return reason + (lines.isEmpty ? [OverlayLine("measuring the last second…")] : lines)
+        }
+    }
+
+    /// About ten times a second: what the tile says in words (waiting, the stall's reason, the `s`
+    /// counters, the replay's progress); marks the tile dirty when any of it reads differently.
+    /// - Parameters: statistics: the `s` overlay is on; stallMicros: the stall time, µs.
+    func updateStatus(nowMicros now: UInt64, stallMicros: UInt64, statistics: Bool) {
+        if let rec = feed.replay { updateProgress(rec) }
+        guard let p = feed.pipeline else { return }
+        let datagrams = p.metrics.count(.datagrams)
+        if datagrams != datagramsSeen { datagramsSeen = datagrams; lastDataMicros = now }
+        let stalled: Bool
+        switch badge {
+        case .stalled, .reconnecting, .connecting: stalled = feed.live
+        default: stalled = false
+        }
+        guard statistics || picture == nil || stalled else {
+            change(&stallReason, to: nil)
+            change(&statisticsLines, to: [])
+            return
+        }
+        let s = p.summary
+        if picture == nil {
+            change(&waitingLines, to: ["Waiting for video…", "from \(p.label)",
+                                       String(format: "%.0f s, %d datagrams, %d bytes", Double(now - min(now, openedMicros)) / 1e6, s.datagrams, s.bytes)])
+        }
+        change(&stallReason, to: stalled ? StallReason.text(s, since: datagramsAtLastPicture, silentMicros: now - min(now, lastDataMicros),
+                                                           stallMicros: stallMicros, state: p.state, label: p.label) : nil)
+        change(&statisticsLines, to: statistics ? LinkStatistics.lines(s) : [])
+    }
+
+    private func updateProgress(_ rec: RecordingSource) {
+        let pr = rec.progress
+        let line = String(format: "%6.1f / %.1f s  frame %d / %d  %.2fx", pr.position, pr.duration, pr.frame, pr.frames, pr.speed)
+        let now = (fraction: pr.duration > 0 ? max(0, min(1, pr.position / pr.duration)) : 0, text: line, paused: pr.paused)
+        if progress.map({ $0.text != now.text || $0.paused != now.paused }) ?? true { dirty = true }
+        progress = now
+    }
+
+    private func change<T: Equatable>(_ value: inout T, to new: T) {
+        if value != new { value = new; dirty = true }
     }
 
     /// The feed ended and its last picture was taken.

@@ -1,13 +1,19 @@
 import SpyglassFeed
-/// What the wall shows: every tile, or one feed focused in the whole window, and the gravity.
+/// What the window shows: every tile, or one feed focused in the whole window; the gravity; the
+/// overlay. A single feed is a wall of one tile.
 /// The keys and clicks of the wall change it; it knows nothing of SDL.
 public struct WallView: Equatable, Sendable {
     /// The focused feed (index from 0), or nil for the whole wall.
     public private(set) var focus: Int?
     /// How pictures fill their tiles.
     public private(set) var gravity: Gravity
+    /// What each tile's overlay shows: nothing, the last second's numbers (`i`) or the link's
+    /// statistics since the start (`s`).
+    public enum Overlay: Equatable, Sendable { case none, lastSecond, linkStatistics }
+    /// The overlay now (`i` and `s` toggle it).
+    public private(set) var overlayMode = Overlay.none
     /// The `i` overlay (the last second's numbers) is on.
-    public private(set) var overlay = false
+    public var overlay: Bool { overlayMode == .lastSecond }
     /// The grid.
     public let layout: WallLayout
     /// How many feeds there are.
@@ -25,6 +31,9 @@ public struct WallView: Equatable, Sendable {
         case toggleFullscreen
         /// Close the window (and stop the feeds).
         case quit
+        /// A replay key (space, `.`, ←/→, `[`/`]`) for the feed shown alone (the focused one, or
+        /// the only one): that feed's replay acts on it.
+        case replay(Key, feed: Int)
     }
 
     /// - Parameters: feeds: how many; layout: the grid; gravity: the starting mode.
@@ -74,8 +83,14 @@ public struct WallView: Equatable, Sendable {
             gravity = gravity.next
             return .redrawAll
         case .lastSecond:
-            overlay.toggle()
+            overlayMode = overlayMode == .lastSecond ? .none : .lastSecond
             return .redrawAll
+        case .linkStatistics:
+            overlayMode = overlayMode == .linkStatistics ? .none : .linkStatistics
+            return .redrawAll
+        case .pause, .step, .seekBack, .seekForward, .slower, .faster:
+            guard let shown = focus ?? (feeds == 1 ? 0 : nil) else { return .none }
+            return .replay(key, feed: shown)
         case .screenshot: return .screenshot
         case .fullscreen: return .toggleFullscreen
         case .quit: return .quit

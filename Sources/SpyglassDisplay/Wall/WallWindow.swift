@@ -3,18 +3,21 @@ import SpyglassPipeline
 import SpyglassIngest
 import SpyglassFeed
 
-/// The monitoring wall: one window, one tile per feed, on the main thread.
+/// Spyglass's window, the one there is: one tile per feed, on the main thread. A single feed is a
+/// wall of one tile.
 ///
 /// Each feed keeps its own ``Pipeline`` and thread and hands its newest picture to its
-/// ``FrameSlot``; the wall takes the newest picture of each feed when woken, draws only the tiles
-/// whose picture or badge changed, and sends only those rectangles to the screen
-/// (``WallSurface``). A feed that stalls or fails only changes its own tile's badge: nothing here
-/// waits on a feed.
+/// ``FrameSlot``; the window takes the newest picture of each feed when woken, draws only the
+/// tiles whose picture or words changed, and sends only those rectangles to the screen
+/// (``WallSurface``: libswscale straight into the window surface, no renderer). A feed that stalls
+/// or fails only changes its own tile: nothing here waits on a feed. Each picture is stamped and
+/// logged as it is presented (``PresentationStamps``).
 ///
 /// Keys: 1–9 or a click focus a feed in the whole window (the same key, a click or Esc go back),
 /// Tab cycles the feeds, `a` cycles the gravity, `i` the overlay of the last second's numbers,
-/// `p` writes a PNG screenshot, `f` fullscreen,
-/// `q` quits (Esc too, on the wall).
+/// `s` the link's statistics, `p` writes a PNG screenshot, `f` fullscreen, `q` quits (Esc too,
+/// on the wall); on a replay shown alone, space, `.`, ←/→ and `[`/`]` pause, step, seek and
+/// change the speed.
 @MainActor
 public final class WallWindow {
     /// How the wall starts.
@@ -31,6 +34,11 @@ public final class WallWindow {
         public var position: (x: Int, y: Int)?
         /// Where `p` writes its screenshots.
         public var screenshotFolder = "."
+        /// A single feed's window takes the first picture's size (no `--window-size` given).
+        public var fitToFirstPicture = false
+        /// `--clock`: a ``TimeCode`` of the wall clock along the window's bottom, redrawn every
+        /// 8 ms, for a camera pointed at the screen to read; the tiles get the rest.
+        public var clock = false
         /// Defaults: 500 ms stall, grid from the count, letterbox, 1280x720, screenshots in ".".
         public init() {}
     }
@@ -54,16 +62,25 @@ public final class WallWindow {
     /// The window outside the tiles (grid cells with no feed, what a focused feed left) must be
     /// painted: slate, never black or stale.
     private var backgroundDirty = true
+    /// One feed: its tile keeps its picture clean while live (``draw(_:in:)``).
+    let single: Bool
+    private var fitted = false
+    private var lastStatusMicros: UInt64 = 0
+    private var lastClockMicros: UInt64 = 0
+    /// Called about every 100 ms on the main thread (bench's progress line).
+    public var onTick: (() -> Void)?
 
     /// Opens the window.
     /// - Parameters:
     ///   - system: the process's video system.
     ///   - feeds: the feeds, in tile order (at least one).
     ///   - settings: stall time, grid, gravity, size.
-    /// - Throws: ``SDLDisplay/DisplayError`` when the window cannot be opened.
+    /// - Throws: ``DisplayError`` when the window cannot be opened.
     public init(system: SDLVideoSystem, feeds: [WallFeed], settings: Settings) throws {
         self.settings = settings
-        tiles = feeds.map(WallTile.init)
+        single = feeds.count == 1
+        tiles = feeds.map { WallTile($0, fastScaling: feeds.count > 1) }
+        fitted = !settings.fitToFirstPicture
         tileDraws = feeds.map { _ in 0 }
         shrunkDraws = tileDraws
         let layout = settings.layout ?? WallLayout.automatic(feeds: feeds.count)
@@ -81,7 +98,8 @@ public final class WallWindow {
     /// Runs until every feed has ended and its last picture is shown, or the window is closed
     /// (then every feed is stopped).
     public func run() {
-        while step(waitMillis: 100) {}
+        while step(waitMillis: settings.clock ? 8 : 100) {}
+        PNGJob.waitForAll()   // a screenshot asked for just before quitting is still written
     }
 
     /// One round: waits up to `waitMillis` for a picture or an input, applies the input, takes
@@ -92,6 +110,7 @@ public final class WallWindow {
         if let input = surface.waitInput(timeoutMillis: waitMillis) { apply(input) }
         if quitRequested { return false }
         for tile in tiles { _ = tile.takePicture() }
+        fitToFirstPicture()
         compose()
         if tiles.allSatisfy(\.finished) {
             for tile in tiles { tile.dropUnshown() }
@@ -102,12 +121,15 @@ public final class WallWindow {
 
     /// Applies an input as if it came from the window (keys, clicks, close).
     public func apply(_ input: WallInput) {
-        let size = surface.size
+        let size = tileArea(surface.size)
         switch view.apply(input, width: size.width, height: size.height) {
         case .none: if input == .redraw { markAllDirty() }
-        case .redrawAll: markAllDirty()
+        case .redrawAll:
+            if input == .key(.gravity) { Log.info("gravity: \(view.gravity.rawValue)") }
+            markAllDirty()
         case .screenshot: lastScreenshot = screenshot()
         case .toggleFullscreen: surface.toggleFullscreen(); markAllDirty()
+        case .replay(let key, let i): tiles[i].feed.replay.map { Self.replayKey(key, $0) }
         case .quit:
             quitRequested = true
             for tile in tiles {
@@ -123,7 +145,7 @@ public final class WallWindow {
 
     /// Where feed `i` is drawn now; nil when it is not visible.
     public func rect(ofFeed i: Int) -> PixelRect? {
-        let s = surface.size
+        let s = tileArea(surface.size)
         return view.visibleTiles(width: s.width, height: s.height).first { $0.feed == i }?.rect
     }
 
@@ -142,6 +164,12 @@ public final class WallWindow {
         tiles[i].overlay(compact: (rect(ofFeed: i)?.height ?? 0) < 360).map(\.text)
     }
 
+    /// The lines drawn over feed `i`'s picture now, for the overlay that is on (none: only a
+    /// stall's reason).
+    public func shownOverlayLines(ofFeed i: Int) -> [String] {
+        tiles[i].overlayLines(view.overlayMode, compact: (rect(ofFeed: i)?.height ?? 0) < 360).map(\.text)
+    }
+
     /// The window title now.
     public var currentTitle: String { title }
 
@@ -158,21 +186,13 @@ public final class WallWindow {
     /// Draws the visible tiles that changed and presents just those rectangles.
     private func compose() {
         let now = MonotonicClock.nowMicros()
-        for tile in tiles { tile.updateBadge(nowMicros: now, stallMicros: UInt64(settings.stallMillis * 1000)) }
-        if now - lastSecondMicros >= 1_000_000 {
-            lastSecondMicros = now
-            let size = surface.size
-            for tile in tiles {
-                tile.updateSecond(nowMicros: now)
-                if view.overlay { tile.dirty = true }
-                tile.shrinkFrozenPicture(nowMicros: now, frozenMicros: Self.frozenPictureMicros, fitting: size.width, size.height)
-            }
-        }
+        updateTiles(nowMicros: now)
         updateTitle()
         let size = surface.size
         guard size.width > 0, size.height > 0 else { return }
         if size != drawnSize { markAllDirty(); drawnSize = size }
-        let visible = view.visibleTiles(width: size.width, height: size.height)
+        let area = tileArea(size)
+        let visible = view.visibleTiles(width: area.width, height: area.height)
         aimPrescalers(visible)
         let changed = visible.filter { tiles[$0.feed].dirty }
         var rects = changed.map(\.rect)
@@ -186,9 +206,72 @@ public final class WallWindow {
             if draw(tiles[i], in: rect) { shrunkDraws[i] += 1 }
             tileDraws[i] += 1
         }
+        if let strip = clockStrip(size, nowMicros: now, force: !rects.isEmpty && rects[0].height == size.height) { rects.append(strip) }
         surface.present(rects)
         let presented = MonotonicClock.nowMicros()
         for (i, _) in changed { tiles[i].presented(renderStartMicros: now, presentedMicros: presented) }
+    }
+
+    /// Badges on every round; every 100 ms what the tiles say in words (and the caller's tick);
+    /// every second the last second's overlay and the shrinking of frozen pictures.
+    private func updateTiles(nowMicros now: UInt64) {
+        let stall = UInt64(settings.stallMillis * 1000)
+        for tile in tiles { tile.updateBadge(nowMicros: now, stallMicros: stall) }
+        if now - lastStatusMicros >= 100_000 {
+            lastStatusMicros = now
+            for tile in tiles { tile.updateStatus(nowMicros: now, stallMicros: stall, statistics: view.overlayMode == .linkStatistics) }
+            onTick?()
+        }
+        guard now - lastSecondMicros >= 1_000_000 else { return }
+        lastSecondMicros = now
+        let size = surface.size
+        for tile in tiles {
+            tile.updateSecond(nowMicros: now)
+            if view.overlayMode == .lastSecond { tile.dirty = true }
+            tile.shrinkFrozenPicture(nowMicros: now, frozenMicros: Self.frozenPictureMicros, fitting: size.width, size.height)
+        }
+    }
+
+    /// The window less the `--clock` strip along its bottom: where the tiles go.
+    private func tileArea(_ size: (width: Int, height: Int)) -> (width: Int, height: Int) {
+        guard settings.clock else { return size }
+        return (size.width, max(1, size.height - TimeCode.stripHeight(width: size.width)))
+    }
+
+    /// `--clock`: draws the wall clock's time code along the bottom every 8 ms (or when the whole
+    /// window was painted); returns the strip's rectangle when drawn.
+    private func clockStrip(_ size: (width: Int, height: Int), nowMicros: UInt64, force: Bool) -> PixelRect? {
+        guard settings.clock, force || nowMicros - lastClockMicros >= 8_000 else { return nil }
+        lastClockMicros = nowMicros
+        let h = TimeCode.stripHeight(width: size.width), b = TimeCode.blockSize(width: size.width)
+        let strip = PixelRect(x: 0, y: size.height - h, width: size.width, height: h)
+        surface.fill(strip, (0, 0, 0))
+        for (i, bit) in TimeCode.bits(for: MonotonicClock.wallMicros()).enumerated() where bit {
+            surface.fill(PixelRect(x: (i % TimeCode.blocksPerRow) * b, y: strip.y + (i / TimeCode.blocksPerRow) * b, width: b, height: b), (255, 255, 255))
+        }
+        return strip
+    }
+
+    /// A single feed's window takes its first picture's size, once (no `--window-size`).
+    private func fitToFirstPicture() {
+        guard !fitted, let frame = tiles.first?.picture else { return }
+        fitted = true
+        let (sn, sd) = frame.sampleAspectRatio
+        surface.fit(width: frame.width * sn / max(1, sd), height: frame.height)
+        markAllDirty()
+    }
+
+    /// Replay keys on the feed shown alone: space pause, `.` step, ←/→ seek 5 s, `[` `]` speed.
+    private static func replayKey(_ key: Key, _ rec: RecordingSource) {
+        switch key {
+        case .pause: rec.togglePause()
+        case .step: rec.step()
+        case .seekBack: rec.seek(by: -5)
+        case .seekForward: rec.seek(by: 5)
+        case .slower: rec.changeSpeed(by: 0.5)
+        case .faster: rec.changeSpeed(by: 2)
+        default: break
+        }
     }
 
     /// Tells each feed's ``TilePrescaler`` the size of its tile now; feeds not on screen, none.
@@ -202,8 +285,8 @@ public final class WallWindow {
 
     private func updateTitle() {
         let t: String
-        if let f = view.focus ?? (tiles.count == 1 ? 0 : nil) {
-            t = "Spyglass — \(tiles[f].feed.name) — \(tiles[f].badge.word)"
+        if let f = view.focus ?? (single ? 0 : nil) {
+            t = "Spyglass — \(tiles[f].feed.name) — \(Self.titleState(of: tiles[f]))"
         } else {
             var counts: [(String, Int)] = []
             for w in tiles.map(\.badge.word) {
@@ -214,10 +297,21 @@ public final class WallWindow {
         if t != title { surface.setTitle(t); title = t }
     }
 
+    /// A feed's state in the title: "playing H.264 1280x720" while pictures come, else the
+    /// badge's word ("stalled", "reconnecting", "ended"), the same word the badge says.
+    private static func titleState(of tile: WallTile) -> String {
+        switch tile.badge {
+        case .live, .playing:
+            guard let f = tile.picture else { return tile.badge.word }
+            return (["playing", tile.feed.pipeline?.metrics.codec, "\(f.width)x\(f.height)"] as [String?]).compactMap { $0 }.joined(separator: " ")
+        default: return tile.badge.word
+        }
+    }
+
     /// `p`: the window (the focused feed when one is focused) as a PNG named with the feed and
     /// time, written off the main thread (the job logs "screenshot: PATH" once it is there).
     private func screenshot() -> PNGJob? {
-        let who = view.focus.map { tiles[$0].feed.name } ?? "wall"
+        let who = (view.focus ?? (single ? 0 : nil)).map { tiles[$0].feed.name } ?? "wall"
         let path = ScreenshotName.path(folder: settings.screenshotFolder, name: who)
         let s = surface.size
         do {

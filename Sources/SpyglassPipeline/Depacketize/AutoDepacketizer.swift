@@ -120,8 +120,8 @@ public struct AutoDepacketizer: Depacketizer {
     static func fits(_ chunk: UnsafeRawBufferPointer, _ framing: Framing) -> Bool {
         let rtpTS = chunk.count >= 12 && chunk[0] >> 6 == 2 && chunk[1] & 0x7F == RTPMPEGTSDepacketizer.payloadType
         if framing == .rtpMPEGTS || rtpTS { return framing == .rtpMPEGTS && rtpTS }
-        if looksLikeMPEGTS(chunk) { return framing == .mpegTS }
-        if framing == .mpegTS { return continuesMPEGTS(chunk) }
+        if looksLikeMPEGTS(chunk) || continuesMPEGTS(chunk) { return framing == .mpegTS }
+        if framing == .mpegTS { return false }
         if RTCPPacket.looksLikeRTCP(chunk) { return framing == .rtp }
         let rtp = RTPPacket.looksLikeRTP(Array(chunk.bindMemory(to: UInt8.self).prefix(12))[...])
         return framing == .rtp ? rtp : !rtp

@@ -19,10 +19,7 @@ public enum DepacketizerRegistry {
 
     /// Formats tried in order on the first chunk; the last one (raw Annex B) takes anything.
     public static let formats: [Format] = [
-        Format(framing: .mpegTS, onByteStreams: true,
-               matches: { first, o in o.transport == .auto && first.withUnsafeBytes { AutoDepacketizer.looksLikeMPEGTS($0) } },
-               make: { o, _, idle in MPEGTSDepacketizer(maxUnitBytes: o.maxUnitBytes, idleFlushMicros: idle,
-                                                               program: o.mpegtsSelection.program, pid: o.mpegtsSelection.pid) }),
+        // Before MPEG-TS: an RTP header before TS packets is also TS cut at byte 12.
         Format(framing: .rtpMPEGTS,
                matches: { head, _ in RTPMPEGTSDepacketizer.looksLikeRTPMPEGTS(head) },
                make: { o, _, idle in
@@ -30,6 +27,12 @@ public enum DepacketizerRegistry {
                                                                 idleFlushMicros: RTPMPEGTSDepacketizer.idleFlushMicros(idle),
                                                                 program: o.mpegtsSelection.program, pid: o.mpegtsSelection.pid))
                }),
+        Format(framing: .mpegTS, onByteStreams: true,
+               // Whole packets, or (a receiver that joins mid-stream, ffmpeg's 1472-byte
+               // datagrams) packets cut anywhere: sync bytes every 188 bytes from within the first 188.
+               matches: { first, o in o.transport == .auto && first.withUnsafeBytes { AutoDepacketizer.looksLikeMPEGTS($0) || AutoDepacketizer.continuesMPEGTS($0) } },
+               make: { o, _, idle in MPEGTSDepacketizer(maxUnitBytes: o.maxUnitBytes, idleFlushMicros: idle,
+                                                               program: o.mpegtsSelection.program, pid: o.mpegtsSelection.pid) }),
         Format(framing: .rtp,
                matches: { head, o in o.transport == .rtp || (o.transport == .auto && RTPPacket.looksLikeRTP(head)) },
                make: { o, _, _ in RTPStreamDepacketizer(settings: o) }),

@@ -36,6 +36,8 @@ public final class PlayFeed {
     /// Errors and notes from the feed's outputs, written by the feed's thread as it ends.
     let report = OutputReport()
     var snapshotFailed = false
+    /// `--record` writes this feed (a REC tag on its picture).
+    let isRecording: Bool
     private let recordUnwritable: Bool
     private let paths: (md5: String?, latency: String?, summary: String?)
 
@@ -53,6 +55,7 @@ public final class PlayFeed {
         recording = source as? RecordingSource
         let (flight, unwritable) = Self.flightRecorder(OutputPaths.expand(options.recordPath, feed: n), options)
         recordUnwritable = unwritable
+        isRecording = flight != nil
         let slot = windowed ? FrameSlot() : nil
         self.slot = slot
         let report = self.report

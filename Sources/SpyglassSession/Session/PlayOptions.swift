@@ -15,9 +15,9 @@ public struct PlayOptions: Sendable {
     public var framemd5Path: String?
     /// `--summary FILE`: the exit summary as JSON.
     public var summaryPath: String?
-    /// Write the window's read-back picture of the last presented frame here (PPM, RGB24).
+    /// `--snapshot FILE`: the whole window as it was when it closed, as PPM (RGB24).
     public var snapshotPath: String?
-    public var vsync = false
+
     /// Draw a wall-clock time code under the picture, and read one from incoming pictures (optical glass-to-glass).
     public var clock = false
     /// A live source with no new frame for this long shows a stalled state, ms.

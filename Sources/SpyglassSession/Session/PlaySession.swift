@@ -65,12 +65,10 @@ import SpyglassDisplay
         let metricsServer: MetricsServer?
         do { metricsServer = try startMetrics() } catch { Log.error("\(error)"); return 1 }
         defer { metricsServer?.stop() }
-        if options.display == .sdl, feeds.count + unopened.count > 1, feeds.allSatisfy({ $0.slot != nil }) {
-            runWall { for f in self.feeds { f.pipeline.start() } }
-        } else if options.display == .sdl, let feed = feeds.first, feed.slot != nil {
+        if options.display == .sdl, feeds.allSatisfy({ $0.slot != nil }) {
             // The window opens first (75–110 ms under Xvfb): a file's first pictures must not
             // wait in the slot meanwhile and be replaced.
-            runWindow(feed) { for f in self.feeds { f.pipeline.start() } }
+            runWindow { for f in self.feeds { f.pipeline.start() } }
         } else {
             for f in feeds { f.pipeline.start() }
         }
@@ -156,54 +154,24 @@ import SpyglassDisplay
         return status
     }
 
-    @MainActor private func runWindow(_ feed: PlayFeed, startFeeds: () -> Void) {
-        let display: SDLDisplay
-        do {
-            display = try SDLDisplay(system: SDLVideoSystem(), title: "Spyglass — \(feed.pipeline.label) — waiting", width: options.windowSize?.width ?? 960,
-                                     height: options.windowSize?.height ?? 540, vsync: options.vsync,
-                                     position: options.windowPosition)
-        } catch {
-            // The feed goes on headless: its sink still hands pictures to the slot; take them here.
-            Log.info("\(error): decoding headless")
-            startFeeds()
-            PlayFeed.drainHeadless([feed])
-            return
-        }
-        display.captureReadback = options.snapshotPath != nil
-        display.gravity = options.gravity
-        display.showClock = options.clock
-        display.showMessage(["Waiting for video…", "from \(feed.pipeline.label)"])
-        Log.info("window open (SDL renderer: \(display.rendererName))")
-        windowShown = true
-        var settings = FeedWindow.Settings()
-        settings.stallMillis = options.stallMillis
-        settings.clock = options.clock
-        settings.fitToVideo = options.windowSize == nil
-        settings.live = feed.url.deliversInRealTime
-        settings.recording = options.recordPath != nil
-        if let target = options.targetMillis { settings.targetMillis = target }
-        let window = FeedWindow(display: display, pipeline: feed.pipeline, slot: feed.slot!, latency: feed.latency,
-                                recording: feed.recording, settings: settings)
-        window.onTick = onTick
-        feed.wakeTarget.aim(at: display.waker)
-        startFeeds()
-        window.run()
-        feed.wakeTarget.aim(at: nil)
-        PNGJob.waitForAll()   // a screenshot asked for just before quitting is still written
-        if let path = options.snapshotPath { feed.snapshotFailed = !Snapshot.write(display, path: path) }
-    }
-
-    /// Several feeds in one window: a tile each. Without a window they go on headless.
-    private func runWall(startFeeds: () -> Void) {
+    /// The window: a tile per feed (a single feed is a wall of one tile). Without a window the
+    /// feeds go on headless.
+    @MainActor private func runWindow(startFeeds: () -> Void) {
         var settings = WallWindow.Settings()
         settings.stallMillis = options.stallMillis
         settings.layout = options.layout
         settings.gravity = options.gravity
-        if let s = options.windowSize { settings.size = s }
+        settings.clock = options.clock
         settings.position = options.windowPosition
+        settings.screenshotFolder = FileManager.default.currentDirectoryPath
+        if let s = options.windowSize { settings.size = s } else if feeds.count == 1 { settings.size = (960, 540) }
+        settings.fitToFirstPicture = feeds.count == 1 && options.windowSize == nil
+        let single = feeds.count == 1 && unopened.isEmpty
         let running = feeds.map { f in
-            (f.n, WallFeed(pipeline: f.pipeline, slot: f.slot!, latency: f.latency, name: f.name, live: f.url.deliversInRealTime,
-                     targetMillis: f.targetMillis, prescaler: f.prescaler))
+            // A single feed is drawn at full precision on the main thread (no prescaled copy).
+            (f.n, WallFeed(pipeline: f.pipeline, slot: f.slot!, latency: f.latency, name: single ? f.pipeline.label : f.name,
+                           live: f.url.deliversInRealTime, targetMillis: f.targetMillis, prescaler: single ? nil : f.prescaler,
+                           recording: f.isRecording, replay: f.recording))
         }
         let failed = unopened.map { ($0.n, WallFeed.failed(name: $0.name, reason: $0.reason)) }
         let wallFeeds = (running + failed).sorted { $0.0 < $1.0 }.map(\.1)
@@ -214,13 +182,17 @@ import SpyglassDisplay
             PlayFeed.drainHeadless(feeds)
             return
         }
-        Log.info("wall open: \(wallFeeds.count) feeds, \(wall.view.layout) grid")
+        if single {
+            Log.info("window open: pictures scaled by libswscale straight into the window surface")
+        } else {
+            Log.info("wall open: \(wallFeeds.count) feeds, \(wall.view.layout) grid")
+        }
         windowShown = true
+        wall.onTick = onTick
         for f in feeds { f.wakeTarget.aim(at: wall.waker) }
         startFeeds()
         wall.run()
         for f in feeds { f.wakeTarget.aim(at: nil) }
-        PNGJob.waitForAll()
         if let path = options.snapshotPath {
             let failed = !Snapshot.write(wall, path: path)
             for f in feeds { f.snapshotFailed = failed }
@@ -263,8 +235,7 @@ enum DisplayCheck {
     }
 }
 
-/// `--snapshot`: the window's last presented picture as PPM: a single feed's, read back from
-/// the renderer, or the whole wall as it was when it closed.
+/// `--snapshot`: the whole window as PPM, as it was when it closed (a single feed's or a wall's).
 enum Snapshot {
     @MainActor static func write(_ wall: WallWindow, path: String) -> Bool {
         guard let w = wall.windowPixels() else {
@@ -272,15 +243,6 @@ enum Snapshot {
             return false
         }
         do { try writePPM(path: path, width: w.width, height: w.height, rgb: w.rgb); return true }
-        catch { Log.error("\(path): \(error.localizedDescription)"); return false }
-    }
-
-    @MainActor static func write(_ display: SDLDisplay, path: String) -> Bool {
-        guard let rb = display.lastReadback else {
-            Log.error("--snapshot: no picture was presented")
-            return false
-        }
-        do { try writePPM(path: path, width: rb.width, height: rb.height, rgb: rb.rgb); return true }
         catch { Log.error("\(path): \(error.localizedDescription)"); return false }
     }
 }

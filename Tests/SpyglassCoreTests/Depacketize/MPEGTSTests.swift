@@ -101,6 +101,22 @@ import Glibc
         #expect(r.summary.resets == 0 && r.summary.junkBytes == 0 && r.summary.tsContinuityErrors == 0)
     }
 
+    /// A receiver that joins a transport stream mid-stream, in datagrams cut anywhere (the first
+    /// one it sees starts inside a packet, and few start with a sync byte): MPEG-TS from the first
+    /// datagram, never raw Annex B (a probe started under load once called it raw).
+    @Test func aTransportStreamJoinedMidPacketIsMPEGTS() throws {
+        let bytes = try Fixtures.bytes(try Self.transportStream())
+        var d = AutoDepacketizer(settings: DepacketizerSettings(), datagrams: true, idleFlushMicros: 0)
+        var units = 0
+        for (i, start) in stride(from: 100, to: bytes.count, by: 1249).enumerated() {
+            Array(bytes[start..<min(bytes.count, start + 1249)]).withUnsafeBytes {
+                d.push($0, arrivalMicros: UInt64(i), truncated: false) { if case .unit = $0 { units += 1 } }
+            }
+            #expect(d.framing == .mpegTS, "datagram \(i)")
+        }
+        #expect(units > 0)
+    }
+
     /// RTP with payload type 33 (RFC 2250) from ffmpeg's `rtp_mpegts` muxer: detected, each
     /// payload into the TS demultiplexer, bit-exact against ffmpeg's framemd5 of the encoded
     /// stream, and RTP loss counted (none on loopback).

@@ -24,11 +24,11 @@ struct WindowRoutingTests {
     @Test("a key event addressed to window B reaches B only; SDL_QUIT reaches both")
     func keyEventGoesToItsWindowOnly() throws {
         try withTwoWindows { a, b in
-            #expect(a.windowID != 0 && b.windowID != 0 && a.windowID != b.windowID)
+            #expect(a.window.id != 0 && b.window.id != 0 && a.window.id != b.window.id)
             let forB = Int32(SDLK_x.rawValue), forA = Int32(SDLK_y.rawValue)
-            try pushKey(forB, to: b.windowID)
+            try pushKey(forB, to: b.window.id)
             // Pushed after B's: once A has its own key, B's has been routed too (one queue, in order).
-            try pushKey(forA, to: a.windowID)
+            try pushKey(forA, to: a.window.id)
 
             let seenByA = try #require(events(of: a, until: .key(Key(sdl: forA))), "window A never got the key addressed to it")
             #expect(!seenByA.contains(.key(Key(sdl: forB))), "window A got B's key: \(seenByA)")
@@ -50,7 +50,8 @@ struct WindowRoutingTests {
     func wakeWakesOnlyItsWindow() throws {
         try withTwoWindows { a, b in
             // From another thread, as a decoder would, while A's wait sleeps on A's condition.
-            Thread { a.wake() }.start()
+            let wakeA = a.waker
+            Thread { wakeA.wake() }.start()
             #expect(events(of: a, until: .frameReady) != nil, "window A's wait was not woken")
 
             // Once a wake-up of A has been made, B has nothing of it and A still has all of it.
@@ -68,15 +69,15 @@ struct WindowRoutingTests {
 
     /// Opens windows A and B through one video system on a virtual screen, runs `body`, then
     /// closes both, shuts SDL down, and only then stops the screen (if the test started it).
-    @Test("p: the single-feed window's screenshot is a PNG of what it shows, named with the feed and time")
+    @Test("p: the window's screenshot is a PNG of what it shows, named with the feed and time")
     func aScreenshotIsAPNGOfTheWindow() throws {
         try withTwoWindows { a, _ in
-            a.showMessage(["Waiting for video…"])
+            Self.paint(a, WallWindow.background)
             let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shot-\(getpid())-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             let path = ScreenshotName.path(folder: dir, name: "udp://:5600")
             #expect(path.hasPrefix("\(dir)/spyglass-udp-5600-") && path.hasSuffix("Z.png"), "\(path)")
-            try a.screenshot(path: path).wait()
+            try a.startPNG(Self.whole(a), path: path).wait()
             let png = try #require(IMG_Load(path), "the PNG decodes: \(String(cString: SDL_GetError()))")
             defer { SDL_FreeSurface(png) }
             #expect(png.pointee.w == 320 && png.pointee.h == 180)
@@ -98,12 +99,12 @@ struct WindowRoutingTests {
     @Test("p writes the PNG off the main thread: the window draws on while the file is written")
     func aScreenshotDoesNotHoldTheWindow() throws {
         try withTwoWindows { a, _ in
-            a.showMessage(["Waiting for video…"])
+            Self.paint(a, WallWindow.background)
             let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("shot-\(getpid())-\(UUID().uuidString).png").path
             try #require(mkfifo(fifo, 0o600) == 0, "mkfifo: \(String(cString: strerror(errno)))")
             defer { unlink(fifo) }
-            let job = try a.screenshot(path: fifo)
-            a.showMessage(["Drawn while the PNG is written"])   // the main thread is free
+            let job = try a.startPNG(Self.whole(a), path: fifo)
+            Self.paint(a, (200, 10, 10))   // the main thread is free: the window draws on
             let fd = open(fifo, O_RDONLY)
             try #require(fd >= 0)
             var png: [UInt8] = []
@@ -125,10 +126,10 @@ struct WindowRoutingTests {
     @Test("a screenshot cut short is not taken as written")
     func aScreenshotCutShortIsNotWritten() throws {
         try withTwoWindows { a, _ in
-            a.showMessage(["Waiting for video…"])
+            Self.paint(a, WallWindow.background)
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("whole-\(getpid())-\(UUID().uuidString).png").path
             defer { unlink(path) }
-            try a.screenshot(path: path).wait()
+            try a.startPNG(Self.whole(a), path: path).wait()
             #expect(PNGJob.endsWithIEND(path), "a whole PNG ends with IEND")
             let whole = try Data(contentsOf: URL(fileURLWithPath: path))
             try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: path))   // as a full disk leaves it
@@ -136,16 +137,24 @@ struct WindowRoutingTests {
         }
     }
 
-    private func withTwoWindows(_ body: (SDLDisplay, SDLDisplay) throws -> Void) throws {
+    /// Fills the whole window with `colour` and presents it.
+    private static func paint(_ w: WallSurface, _ colour: (r: UInt8, g: UInt8, b: UInt8)) {
+        w.fill(whole(w), colour)
+        w.present([whole(w)])
+    }
+
+    private static func whole(_ w: WallSurface) -> PixelRect { PixelRect(x: 0, y: 0, width: w.size.width, height: w.size.height) }
+
+    private func withTwoWindows(_ body: (WallSurface, WallSurface) throws -> Void) throws {
         let screen = try VirtualScreen()
         defer { screen.stop() }
         try openAndRun(on: screen, body)
     }
 
-    private func openAndRun(on screen: VirtualScreen, _ body: (SDLDisplay, SDLDisplay) throws -> Void) throws {
+    private func openAndRun(on screen: VirtualScreen, _ body: (WallSurface, WallSurface) throws -> Void) throws {
         let system = try screen.whileDisplaySet { try SDLVideoSystem() }
-        let a = try SDLDisplay(system: system, title: "A", width: 320, height: 180, position: (0, 0))
-        let b = try SDLDisplay(system: system, title: "B", width: 320, height: 180, position: (400, 0))
+        let a = try WallSurface(system: system, title: "A", width: 320, height: 180, position: (0, 0))
+        let b = try WallSurface(system: system, title: "B", width: 320, height: 180, position: (400, 0))
         try body(a, b)
         // Windows and system go here, on the main actor (their deinits run inline), while the
         // X server is still up: Xlib exits the process when its server vanishes under it.
@@ -154,7 +163,7 @@ struct WindowRoutingTests {
     /// Calls `display.wake()` on another thread and returns once that call has returned. The
     /// thread holds only the window's waker, never the window: a thread that released the window
     /// last would queue its clean-up after the test's X server is gone, and Xlib ends the process.
-    private func wakeFromAnotherThread(_ display: SDLDisplay) throws {
+    private func wakeFromAnotherThread(_ display: WallSurface) throws {
         let done = DispatchSemaphore(value: 0)
         let wake = display.waker
         Thread {
@@ -176,9 +185,9 @@ struct WindowRoutingTests {
     }
 
     /// The events `display` returns up to and including `wanted`; nil if it never comes.
-    private func events(of display: SDLDisplay, until wanted: SDLDisplay.Event) -> [SDLDisplay.Event]? {
-        var seen: [SDLDisplay.Event] = []
-        while seen.count < 10_000, let e = display.waitEvent(timeoutMillis: Self.deadlineMillis) {
+    private func events(of display: WallSurface, until wanted: WallInput) -> [WallInput]? {
+        var seen: [WallInput] = []
+        while seen.count < 10_000, let e = display.waitInput(timeoutMillis: Int(Self.deadlineMillis)) {
             seen.append(e)
             if e == wanted { return seen }
         }
@@ -186,9 +195,9 @@ struct WindowRoutingTests {
     }
 
     /// The events `display` has ready now, without waiting.
-    private func pending(_ display: SDLDisplay) -> [SDLDisplay.Event] {
-        var seen: [SDLDisplay.Event] = []
-        while seen.count < 10_000, let e = display.waitEvent(timeoutMillis: 0) { seen.append(e) }
+    private func pending(_ display: WallSurface) -> [WallInput] {
+        var seen: [WallInput] = []
+        while seen.count < 10_000, let e = display.waitInput(timeoutMillis: 0) { seen.append(e) }
         return seen
     }
 }

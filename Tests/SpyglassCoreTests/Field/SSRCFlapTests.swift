@@ -215,7 +215,7 @@ import Testing
         #expect(s.ssrcChanges == 39)
         #expect(s.datagramsReordered == 0)
         #expect(s.line.contains("RTP: 0 lost, 0 reordered, 0 duplicated, 39 SSRC changes, 7 packets of another sender dropped"))
-        #expect(FeedWindow.statsLines(s).contains { $0.contains("SSRC changes 39") && $0.contains("another sender's packets dropped 7") })
+        #expect(LinkStatistics.lines(s).contains { $0.contains("SSRC changes 39") && $0.contains("another sender's packets dropped 7") })
         let quiet = FeedSummary(source: "udp://:5600", datagramSource: true, snapshot: MetricsRegistry().snapshot(), durationSeconds: 1)
         #expect(!quiet.line.contains("SSRC"))
     }

@@ -58,7 +58,7 @@ import Glibc
         #expect(r.summary.otherSenderDatagrams == sent, "every flood datagram dropped and counted")
         #expect(r.summary.resets == 0 && r.summary.junkBytes == 0 && r.summary.notRTP == 0)
         #expect(r.summary.line.contains("\(sent) datagrams from another sender dropped"), "\(r.summary.line)")
-        #expect(FeedWindow.statsLines(r.summary).contains { $0.contains("\(sent) from another sender") }, "the s overlay says so")
+        #expect(LinkStatistics.lines(r.summary).contains { $0.contains("\(sent) from another sender") }, "the s overlay says so")
     }
 
     /// The latch on a manual clock: the established sender keeps the port while it sends; another

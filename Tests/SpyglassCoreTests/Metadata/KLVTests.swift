@@ -85,7 +85,7 @@ import TestSupport
             #expect(t.captureSource == .klv && t.captureWallMicros == stamps[au], "access unit \(au)")
         }
         #expect(r.summary.tsContinuityErrors == 0)
-        #expect(FeedWindow.statsLines(r.summary).contains("platform (KLV): 47.397700, 8.545600, 500 m, heading 90.0°"), "the overlay")
+        #expect(LinkStatistics.lines(r.summary).contains("platform (KLV): 47.397700, 8.545600, 500 m, heading 90.0°"), "the overlay")
     }
 
     @Test func probeShowsThePlatformPosition() throws {

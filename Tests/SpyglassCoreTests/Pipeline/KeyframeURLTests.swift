@@ -31,7 +31,7 @@ import Testing
         let r = try Harness.decodeFile(try JoinShowTests.joinedStream()) { $0.keyframeURL = "http://127.0.0.1:\(port)/request/idr" }
         #expect(r.hashes.isEmpty, "no keyframe came: nothing shown")
         #expect(r.summary.keyframeRequestsJoin >= 1, "\(r.summary.line)")
-        #expect(FeedWindow.statsLines(r.summary).contains { $0.contains("keyframe request") && $0.contains("join") }, "the s overlay counts them by reason")
+        #expect(LinkStatistics.lines(r.summary).contains { $0.contains("keyframe request") && $0.contains("join") }, "the s overlay counts them by reason")
         let asked = Wait.until(timeoutSeconds: 30) {
             ((try? String(contentsOfFile: server.errPath, encoding: .utf8)) ?? "").contains("\"GET /request/idr HTTP/1.1\"")
         }

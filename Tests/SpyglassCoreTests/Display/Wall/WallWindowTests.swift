@@ -148,16 +148,20 @@ struct WallWindowTests {
                     "feed 2 shows stalled: \(rig.wall.badge(ofFeed: 1))")
             let shownAtStall = rig.pipelines.map { $0.metrics.count(.framesShown) }
             let drawsAtStall = rig.wall.tileDraws[1]
-            var laterAge = 0.0, badgeChanges = 0, lastText = rig.wall.badge(ofFeed: 1).text
+            // What the tile says: its badge, and the stall's reason over the picture.
+            let says = { [rig.wall.badge(ofFeed: 1).text] + rig.wall.shownOverlayLines(ofFeed: 1) }
+            var laterAge = 0.0, badgeChanges = 0, lastText = says()
             #expect(rig.step {
-                        let text = rig.wall.badge(ofFeed: 1).text
+                        let text = says()
                         if text != lastText { badgeChanges += 1; lastText = text }
                         if case .stalled(let a) = rig.wall.badge(ofFeed: 1) { laterAge = a }
                         return laterAge >= firstAge + 1
                     }, "the stall's age grew from \(firstAge) s (now \(rig.wall.badge(ofFeed: 1)))")
-            // The frozen tile is drawn again only when its badge reads differently, not per step.
+            // The frozen tile is drawn again only when its badge or words read differently, not per step.
             #expect(rig.wall.tileDraws[1] - drawsAtStall == badgeChanges,
-                    "stalled tile drawn \(rig.wall.tileDraws[1] - drawsAtStall) times for \(badgeChanges) badge changes")
+                    "stalled tile drawn \(rig.wall.tileDraws[1] - drawsAtStall) times for \(badgeChanges) changes of its badge or words")
+            #expect(rig.wall.shownOverlayLines(ofFeed: 1).first?.hasPrefix("no data from") == true,
+                    "the stalled tile says why: \(rig.wall.shownOverlayLines(ofFeed: 1))")
             let others = [0, 2, 3]
             #expect(rig.step { others.allSatisfy { rig.pipelines[$0].metrics.count(.framesShown) >= shownAtStall[$0] + 30 } },
                     "the other feeds kept showing frames: \(shownAtStall) → \(rig.pipelines.map { $0.metrics.count(.framesShown) })")

@@ -26,7 +26,7 @@ enum WallFile {
 
     /// Options a wall line may carry besides `name=`.
     static let perFeedOptions = ["--codec", "--sdp", "--allow-from", "--rtp", "--raw", "--reorder-ms", "--rtp-ext",
-                                 "--join-timeout-ms", "--record", "--target-ms"]
+                                 "--join-timeout-ms", "--record", "--target-ms", "--mavlink"]
 
     /// Reads and parses the wall file at `path`.
     /// - Parameters: base: the command line's options, which every feed starts from.
@@ -101,6 +101,8 @@ enum WallFile {
                     throw CLIError.usage("'\(w)' is not a per-feed option (use name=, \(perFeedOptions.joined(separator: ", ")))")
                 } else if w == "--record" {
                     o.recordPath = try a.value(w)
+                } else if w == "--mavlink" {
+                    o.mavlink = try MAVLinkEndpoint(parsing: a.value(w))
                 } else if w == "--target-ms" {
                     o.targetMillis = try a.number(w, 1...600_000)
                 } else if w == "--sdp" {

@@ -27,7 +27,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp[s]
   becomes the feed's number (1, 2, …).
   --wall FILE              more feeds, one per line: SOURCE [name=TEXT] [--codec C] [--sdp FILE]
                            [--allow-from ADDR[/N]]… [--rtp|--raw] [--reorder-ms MS] [--rtp-ext ID=URI] [--join-timeout-ms MS]
-                           [--record PATH] [--target-ms MS]; `#` comments, blank lines; "…" keeps blanks.
+                           [--record PATH] [--target-ms MS] [--mavlink URL]; `#` comments, blank lines; "…" keeps blanks.
                            Command-line options apply to every feed, a line's own override them.
   --layout CxR             the wall's grid (default from the count: 1, 2x1, 2x2, 3x3, 4x4)
   --gravity letterbox|fill|stretch  how pictures fill their tiles (default letterbox; fill crops)
@@ -58,8 +58,9 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp[s]
   --record PATH            record what arrives, crash-safe: PATH.mkv (default), .ts or .mp4 with captions; PATH.h264/.h265 + .idx raw
   --record-split-mb N      start a new file after N MiB (each file starts at a keyframe)
   --record-split-min M     start a new file after M minutes
+  --mavlink URL            MAVLink telemetry (udp://[HOST]:PORT, udpout://HOST:PORT, serial:///dev/ttyUSB0?baud=57600): OSD (o), /metrics, PATH.tlog
   --latency-log FILE       per-frame timing, .csv or .jsonl (dropped frames included, marked)
-  --snapshot FILE.ppm      save the window's last presented picture (read back)
+  --snapshot FILE.ppm      save the whole window as it was when it closed
   --window-size WxH        initial window size (default: the video's size)
   --window-pos X,Y         window position on the screen
   --clock                  draw a wall-clock time code under the picture; a camera filming it and

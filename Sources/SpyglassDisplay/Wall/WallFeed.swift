@@ -23,12 +23,15 @@ public struct WallFeed: Sendable {
     /// The recording being replayed: the replay keys act on it, and its progress bar is drawn
     /// along the tile's bottom (nil: a live feed or a file played as it is).
     public let replay: RecordingSource?
+    /// The vehicle's MAVLink telemetry (`--mavlink`): the OSD over the picture (nil: none).
+    public let telemetry: TelemetryLink?
 
     /// A running feed. - Parameters: see the properties.
     public init(pipeline: Pipeline, slot: FrameSlot, latency: LatencyRecorder?, name: String, live: Bool,
                 targetMillis: Double? = nil, prescaler: TilePrescaler? = nil, recording: Bool = false,
-                replay: RecordingSource? = nil) {
+                replay: RecordingSource? = nil, telemetry: TelemetryLink? = nil) {
         self.recording = recording
+        self.telemetry = telemetry
         self.replay = replay
         self.pipeline = pipeline
         self.slot = slot
@@ -49,6 +52,7 @@ public struct WallFeed: Sendable {
         prescaler = nil
         recording = false
         replay = nil
+        telemetry = nil
         self.name = name
         self.failure = failure
     }

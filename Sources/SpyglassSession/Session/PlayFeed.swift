@@ -38,6 +38,8 @@ public final class PlayFeed {
     var snapshotFailed = false
     /// `--record` writes this feed (a REC tag on its picture).
     let isRecording: Bool
+    /// `--mavlink`: the vehicle's telemetry (started with the pipeline, stopped at its end).
+    let telemetry: TelemetryLink?
     private let recordUnwritable: Bool
     private let paths: (md5: String?, latency: String?, summary: String?)
 
@@ -56,6 +58,10 @@ public final class PlayFeed {
         let (flight, unwritable) = Self.flightRecorder(OutputPaths.expand(options.recordPath, feed: n), options)
         recordUnwritable = unwritable
         isRecording = flight != nil
+        let record = OutputPaths.expand(options.recordPath, feed: n)
+        telemetry = try options.mavlink.map {
+            try TelemetryLink(endpoint: $0, tlogPath: flight != nil ? record.map(TLogWriter.path(besideRecording:)) : nil)
+        }
         let slot = windowed ? FrameSlot() : nil
         self.slot = slot
         let report = self.report
@@ -140,6 +146,10 @@ public final class PlayFeed {
             PresentationStamps.recordDropped(leftover, metrics: pipeline.metrics, latency: latency)
         }
         latency?.close()
+        if let t = telemetry {
+            t.stop()
+            Log.info(Self.telemetryLine(t))
+        }
         var status: Int32 = snapshotFailed || recordUnwritable || report.failed ? 1 : 0
         for line in report.notes { Log.info(line) }
         let summary = pipeline.summary
@@ -160,6 +170,17 @@ public final class PlayFeed {
             return 1
         }
         return status
+    }
+
+    /// The summary of a feed's MAVLink input: the vehicle, what came, what was dropped.
+    static func telemetryLine(_ t: TelemetryLink) -> String {
+        let tm = t.telemetry, c = t.counters
+        let vehicle = tm.systemID.map { id in "system \(id)" + (tm.modeName.map { ", last mode \($0.value)" } ?? "") } ?? "no vehicle heard"
+        var line = "mavlink \(t.endpoint): \(vehicle); \(c.framesGood) frames, \(c.crcErrors) CRC errors, \(c.unknownMessages) unknown messages"
+        if tm.otherVehicleFrames > 0 { line += ", \(tm.otherVehicleFrames) from another vehicle" }
+        if t.reconnects > 0 { line += ", reopened \(t.reconnects) times" }
+        if let path = t.tlogPath { line += "; telemetry log \(path)" }
+        return line
     }
 
     private static func nothingDecoded(_ s: FeedSummary) -> String {

@@ -15,6 +15,9 @@ public struct PlayOptions: Sendable {
     public var framemd5Path: String?
     /// `--summary FILE`: the exit summary as JSON.
     public var summaryPath: String?
+    /// `--mavlink URL`: the feed's MAVLink telemetry (``MAVLinkEndpoint``): an OSD on its
+    /// picture, `/metrics` gauges, a `.tlog` beside its recording.
+    public var mavlink: MAVLinkEndpoint?
     /// `--snapshot FILE`: the whole window as it was when it closed, as PPM (RGB24).
     public var snapshotPath: String?
 

@@ -68,9 +68,9 @@ import SpyglassDisplay
         if options.display == .sdl, feeds.allSatisfy({ $0.slot != nil }) {
             // The window opens first (75–110 ms under Xvfb): a file's first pictures must not
             // wait in the slot meanwhile and be replaced.
-            runWindow { for f in self.feeds { f.pipeline.start() } }
+            runWindow { for f in self.feeds { f.pipeline.start(); f.telemetry?.start() } }
         } else {
-            for f in feeds { f.pipeline.start() }
+            for f in feeds { f.pipeline.start(); f.telemetry?.start() }
         }
         return max(failedToOpen ? 1 : 0, waitAndClose())
     }
@@ -122,9 +122,12 @@ import SpyglassDisplay
         guard let m = options.metrics else { return nil }
         let pipelines = feeds.map(\.pipeline)
         let stall = UInt64(options.stallMillis * 1000)
+        let links = feeds.compactMap { f in f.telemetry.map { ("\(f.pipeline.id) \(f.pipeline.label)", $0) } }
         let server = try MetricsServer(address: m.address, port: m.port) {
-            MetricsExposition.text(pipelines.map { FeedMetrics(feed: "\($0.id) \($0.label)", state: $0.state, snapshot: $0.metrics.snapshot()) },
-                                   nowMicros: MonotonicClock.nowMicros(), stallMicros: stall)
+            let now = MonotonicClock.nowMicros()
+            return MetricsExposition.text(pipelines.map { FeedMetrics(feed: "\($0.id) \($0.label)", state: $0.state, snapshot: $0.metrics.snapshot()) },
+                                          nowMicros: now, stallMicros: stall)
+                + TelemetryMetrics.text(links.map { TelemetryMetrics.Feed(feed: $0.0, telemetry: $0.1.telemetry, counters: $0.1.counters) }, nowMicros: now)
         }
         Log.info("metrics: http://\(m.address == "0.0.0.0" ? "localhost" : m.address):\(server.port)/metrics")
         return server
@@ -171,7 +174,7 @@ import SpyglassDisplay
             // A single feed is drawn at full precision on the main thread (no prescaled copy).
             (f.n, WallFeed(pipeline: f.pipeline, slot: f.slot!, latency: f.latency, name: single ? f.pipeline.label : f.name,
                            live: f.url.deliversInRealTime, targetMillis: f.targetMillis, prescaler: single ? nil : f.prescaler,
-                           recording: f.isRecording, replay: f.recording))
+                           recording: f.isRecording, replay: f.recording, telemetry: f.telemetry))
         }
         let failed = unopened.map { ($0.n, WallFeed.failed(name: $0.name, reason: $0.reason)) }
         let wallFeeds = (running + failed).sorted { $0.0 < $1.0 }.map(\.1)

@@ -37,6 +37,8 @@ final class WallTile {
     private(set) var stallReason: String?
     /// The `s` overlay's lines (``LinkStatistics``), while it is on.
     private(set) var statisticsLines: [String] = []
+    /// The aircraft's OSD (``OSD``), from the feed's telemetry; nil without a `--mavlink` input.
+    private(set) var osd: OSD?
     /// A replay's progress bar: how far (0…1), its line, and whether it is paused.
     private(set) var progress: (fraction: Double, text: String, paused: Bool)?
     /// Datagrams (or reads) counted when the last picture was shown, and at the last status
@@ -152,6 +154,7 @@ final class WallTile {
     /// - Parameters: statistics: the `s` overlay is on; stallMicros: the stall time, µs.
     func updateStatus(nowMicros now: UInt64, stallMicros: UInt64, statistics: Bool) {
         if let rec = feed.replay { updateProgress(rec) }
+        if let link = feed.telemetry { change(&osd, to: OSD.of(link.telemetry, nowMicros: now)) }
         guard let p = feed.pipeline else { return }
         let datagrams = p.metrics.count(.datagrams)
         if datagrams != datagramsSeen { datagramsSeen = datagrams; lastDataMicros = now }

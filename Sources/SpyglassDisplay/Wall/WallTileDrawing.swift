@@ -48,6 +48,7 @@ extension WallWindow {
             text.bottom = min(text.bottom, p.y + p.height - TimeCode.stripHeight(width: p.width) - 6)
             drawTags(damaged: tile.picture?.damaged == true, recording: tile.feed.recording, in: p)
         }
+        if view.osd, let osd = tile.osd { drawOSD(osd, in: rect, text: text) }
         drawOverlay(tile, in: rect, text: text)
         return fromCopy
     }

@@ -12,6 +12,8 @@ public struct WallView: Equatable, Sendable {
     public enum Overlay: Equatable, Sendable { case none, lastSecond, linkStatistics }
     /// The overlay now (`i` and `s` toggle it).
     public private(set) var overlayMode = Overlay.none
+    /// The aircraft's OSD is drawn over feeds with telemetry (`o` toggles it; on at the start).
+    public private(set) var osd = true
     /// The `i` overlay (the last second's numbers) is on.
     public var overlay: Bool { overlayMode == .lastSecond }
     /// The grid.
@@ -84,6 +86,9 @@ public struct WallView: Equatable, Sendable {
             return .redrawAll
         case .lastSecond:
             overlayMode = overlayMode == .lastSecond ? .none : .lastSecond
+            return .redrawAll
+        case .osd:
+            osd.toggle()
             return .redrawAll
         case .linkStatistics:
             overlayMode = overlayMode == .linkStatistics ? .none : .linkStatistics

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// The fleet files in tools/prometheus: the alerting rules are valid and do what they say
-/// (`promtool test rules`: a stalled feed, glass-to-glass p99 over target, loss over 1 %), and
+/// (`promtool test rules`: a stalled feed, glass-to-glass p99 over target, loss over 1 %, an
+/// aircraft battery under 20 %, telemetry lost for 5 s), and
 /// the Grafana dashboard is valid JSON with one row per feed.
 @Suite struct FleetRulesTests {
     static let dir = Fixtures.root.appendingPathComponent("tools/prometheus").path

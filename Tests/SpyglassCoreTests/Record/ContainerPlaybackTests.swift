@@ -74,7 +74,7 @@ import Glibc
         for k in 0..<2 {
             let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)", "--size", "320x240", "--duration", "1"])
             try #require(rc == 0, "\(err)")
-            if k == 0 { usleep(1_500_000) }   // the pause under test
+            if k == 0 { Sender.pace(micros: 1_500_000) }   // the pause under test: the sender pauses
         }
         _ = play.wait()
         let pts = try ContainerRecorderTests.packets(file).map(\.pts)

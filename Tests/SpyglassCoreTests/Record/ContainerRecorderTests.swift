@@ -89,7 +89,7 @@ import Glibc
             let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)", "--size", "320x240",
                                                                           "--duration", "1"])
             try #require(rc == 0, "\(err)")
-            usleep(1_500_000)   // the pause under test, not a wait for an event
+            Sender.pace(micros: 1_500_000)   // the pause under test: the sender pauses
         }
         let (status, _) = play.wait()
         #expect(status == 0)
@@ -179,7 +179,9 @@ import Glibc
         let file = Self.temporary("killed.\(container)")
         let p = Process()
         p.executableURL = URL(fileURLWithPath: Fixtures.spyglassBinary)
-        p.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--record", file, "--timeout", "30"]
+        let http = try Sender.freeTCPPort()
+        p.arguments = ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--quiet", "--record", file, "--timeout", "30",
+                       "--metrics", "127.0.0.1:\(http)"]
         p.standardError = FileHandle.nullDevice
         try Fixtures.launch(p)
         try #require(Wait.until { Fixtures.udpPortIsBound(port) || !p.isRunning } && p.isRunning, "spyglass listens")
@@ -192,7 +194,10 @@ import Glibc
                 Sender.pace(micros: 33_333)
             }
         }
-        usleep(100_000)   // the last datagrams' way through loopback, not a wait for an event
+        // Every picture but the last (it ends only with the next) has been taken in.
+        let decoded = { MetricsEndpointTests.fetch("http://127.0.0.1:\(http)/metrics")?.split(separator: "\n")
+            .first { $0.hasPrefix("spyglass_frames_decoded_total{") }.flatMap { $0.split(separator: " ").last.flatMap { Int($0) } } ?? 0 }
+        #expect(Wait.until { decoded() >= sent - 1 }, "\(decoded()) of \(sent) pictures decoded before the kill")
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
         let got = try Self.packets(file)

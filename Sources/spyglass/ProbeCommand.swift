@@ -2,20 +2,18 @@ import Foundation
 import SpyglassFeed
 import SpyglassSession
 import Synchronization
-#if canImport(Glibc)
-import Glibc
 import SpyglassBitstream
 import SpyglassIngest
-#endif
 
 let probeUsage = """
-usage: spyglass probe SOURCE [--duration S] [--json] [--codec h264|h265] [--rtp|--raw] [--port N] [--host H]
+usage: spyglass probe SOURCE [--duration S] [--json] [--codec h264|h265] [--rtp|--raw] [--port N] [--host H] [--mavlink URL]
 
 What a stream holds: codec, profile and level, size, bit depth and chroma, frame rate (VUI and
 measured), GOP (keyframe interval, recovery points, intra refresh, open GOP), slices per picture,
 B-frames and reorder depth, SEI types, time stamps, bitrate; for live sources datagram sizes and
 RTP loss; and every error found. Files and packet captures (pcap/pcapng; --port/--host pick the
-UDP flow) are read to the end; live sources for --duration (5 s).
+UDP flow) are read to the end; live sources for --duration (5 s). --mavlink URL (with or without a
+SOURCE) also summarises a MAVLink input: vehicle, autopilot, mode, message rates, CRC errors.
 """
 
 /// `probe`'s arguments.
@@ -24,7 +22,7 @@ struct ProbeArguments {
     var duration = 5.0
     var json = false
     var sourceText = ""
-    var port: UInt16?, host: String?
+    var port: UInt16?, host: String?, mavlink: MAVLinkEndpoint?
 
     /// - Throws: ``CLIError/usage(_:)`` with a one-line message.
     init(_ argv: [String]) throws {
@@ -37,6 +35,7 @@ struct ProbeArguments {
             case "--host": host = try a.value(arg)
             case "--duration": duration = try a.number(arg, 0.1...86_400)
             case "--json": json = true
+            case "--mavlink": mavlink = try MAVLinkEndpoint(parsing: a.value(arg))
             case "--codec":
                 let v = try a.value(arg)
                 guard let c = VideoCodec(rawValue: v == "hevc" ? "h265" : v == "avc" ? "h264" : v) else { throw CLIError.usage("--codec: h264 or h265") }
@@ -50,14 +49,17 @@ struct ProbeArguments {
                 source = arg
             }
         }
-        guard let source else { throw CLIError.usage("probe needs a SOURCE\n\(probeUsage)") }
-        sourceText = source
+        guard source != nil || mavlink != nil else { throw CLIError.usage("probe needs a SOURCE\n\(probeUsage)") }
+        sourceText = source ?? ""
     }
 }
 
 /// `spyglass probe`: parses the arguments, runs ``ProbeRun``, prints what it saw.
 func runProbe(_ argv: [String]) throws -> Int32 {
     let args = try ProbeArguments(argv)
+    let telemetry = try args.mavlink.map(TelemetryProbe.init)
+    defer { telemetry.map { print($0.finish().joined(separator: "\n")) } }
+    if args.sourceText.isEmpty { Thread.sleep(forTimeInterval: args.duration); return 0 }
     let outcome: ProbeRun.Outcome
     do {
         outcome = try ProbeRun.run(sourceText: args.sourceText, options: args.options, duration: args.duration,

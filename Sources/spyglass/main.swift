@@ -152,14 +152,10 @@ do {
         let session = PlaySession(urls: urls, options: options, perFeed: perFeed)
         session.showsStatusLines = true
         exit(session.run())
-    case "send":
-        exit(try runSend(argv))
-    case "bench":
-        exit(try runBench(argv))
-    case "probe":
-        exit(try runProbe(argv))
-    case "replay":
-        exit(try runReplay(argv))
+    case "send": exit(try runSend(argv))
+    case "bench": exit(try runBench(argv))
+    case "probe": exit(try runProbe(argv))
+    case "replay": exit(try runReplay(argv))
     case "repair", "export": print(try ContainerImport.command(command, argv))
     case "-V", "--version", "version":
         print((["spyglass \(BuildInfo.version)"] + BuildInfo.libraryLines()).joined(separator: "\n"))

@@ -23,13 +23,14 @@ public struct WallFeed: Sendable {
     /// The recording being replayed: the replay keys act on it, and its progress bar is drawn
     /// along the tile's bottom (nil: a live feed or a file played as it is).
     public let replay: RecordingSource?
-    /// The vehicle's MAVLink telemetry (`--mavlink`): the OSD over the picture (nil: none).
-    public let telemetry: TelemetryLink?
+    /// The vehicle's MAVLink telemetry (`--mavlink`, or a replayed recording's `.tlog`): the
+    /// OSD over the picture (nil: none).
+    public let telemetry: (any TelemetryFeed)?
 
     /// A running feed. - Parameters: see the properties.
     public init(pipeline: Pipeline, slot: FrameSlot, latency: LatencyRecorder?, name: String, live: Bool,
                 targetMillis: Double? = nil, prescaler: TilePrescaler? = nil, recording: Bool = false,
-                replay: RecordingSource? = nil, telemetry: TelemetryLink? = nil) {
+                replay: RecordingSource? = nil, telemetry: (any TelemetryFeed)? = nil) {
         self.recording = recording
         self.telemetry = telemetry
         self.replay = replay

@@ -154,7 +154,10 @@ final class WallTile {
     /// - Parameters: statistics: the `s` overlay is on; stallMicros: the stall time, µs.
     func updateStatus(nowMicros now: UInt64, stallMicros: UInt64, statistics: Bool) {
         if let rec = feed.replay { updateProgress(rec) }
-        if let link = feed.telemetry { change(&osd, to: OSD.of(link.telemetry, nowMicros: now)) }
+        if let source = feed.telemetry {
+            let (state, at) = source.telemetry(forPictureAt: picture?.replayEntry?.wallMicros)
+            change(&osd, to: at == 0 ? nil : OSD.of(state, nowMicros: at))
+        }
         guard let p = feed.pipeline else { return }
         let datagrams = p.metrics.count(.datagrams)
         if datagrams != datagramsSeen { datagramsSeen = datagrams; lastDataMicros = now }

@@ -16,7 +16,7 @@ import CSystem
 /// A `udpout://` link sends a ground station's HEARTBEAT once a second; a serial device that goes
 /// away is opened again with backoff (0.1 s doubling to 8 s), as the network sources reconnect.
 /// Any thread may read ``telemetry`` and ``counters``.
-public final class TelemetryLink: Sendable {
+public final class TelemetryLink: TelemetryFeed {
     /// Where the telemetry comes from.
     public let endpoint: MAVLinkEndpoint
     private struct State {
@@ -52,6 +52,10 @@ public final class TelemetryLink: Sendable {
     public var reconnects: Int { state.withLock { $0.reconnects } }
     /// What is wrong with the link now (a device gone, a read error); nil when it reads.
     public var problem: String? { state.withLock { $0.problem } }
+    public func telemetry(forPictureAt pictureWallMicros: UInt64?) -> (state: Telemetry, nowMicros: UInt64) {
+        (telemetry, MonotonicClock.nowMicros())
+    }
+
     /// The `.tlog` being written, if any.
     public var tlogPath: String? { tlog?.path }
 

@@ -40,6 +40,8 @@ public final class PlayFeed {
     let isRecording: Bool
     /// `--mavlink`: the vehicle's telemetry (started with the pipeline, stopped at its end).
     let telemetry: TelemetryLink?
+    /// A replay's `.tlog`, drawn in step with the pictures.
+    let telemetryReplay: TLogReplay?
     private let recordUnwritable: Bool
     private let paths: (md5: String?, latency: String?, summary: String?)
 
@@ -62,6 +64,7 @@ public final class PlayFeed {
         telemetry = try options.mavlink.map {
             try TelemetryLink(endpoint: $0, tlogPath: flight != nil ? record.map(TLogWriter.path(besideRecording:)) : nil)
         }
+        telemetryReplay = try options.replayTelemetryPath.map { try TLogReplay(path: $0) }
         let slot = windowed ? FrameSlot() : nil
         self.slot = slot
         let report = self.report

@@ -18,6 +18,8 @@ public struct PlayOptions: Sendable {
     /// `--mavlink URL`: the feed's MAVLink telemetry (``MAVLinkEndpoint``): an OSD on its
     /// picture, `/metrics` gauges, a `.tlog` beside its recording.
     public var mavlink: MAVLinkEndpoint?
+    /// A replay's `.tlog` (found beside the recording): the OSD from it, in step with the pictures.
+    public var replayTelemetryPath: String?
     /// `--snapshot FILE`: the whole window as it was when it closed, as PPM (RGB24).
     public var snapshotPath: String?
 

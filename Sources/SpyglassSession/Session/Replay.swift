@@ -67,6 +67,11 @@ public enum Replay {
             }
             var o = options
             o.receiver.idleFlushMicros = max(o.receiver.idleFlushMicros, 1_000)
+            let tlog = TLogWriter.path(besideRecording: shownAs ?? path)
+            if FileManager.default.fileExists(atPath: tlog) {
+                o.replayTelemetryPath = tlog
+                Log.info("\(tlog): telemetry drawn in step with the pictures (o hides it)")
+            }
             return PlaySession(urls: [url], options: o).run(openedSource: source)
         } catch {
             Log.error("\(error)")

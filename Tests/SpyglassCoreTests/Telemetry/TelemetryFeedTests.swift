@@ -80,6 +80,24 @@ import Glibc
         #expect(f.err.contains("mavlink udp://127.0.0.1:") && f.err.contains("0 CRC errors"), "\(f.err)")
     }
 
+    /// Replay draws the `.tlog` in step: the state as of a picture's recorded time, again after a
+    /// seek back; `spyglass replay` finds the `.tlog` beside the recording.
+    @Test func theTLogReplaysInStepWithThePictures() throws {
+        let f = try Self.fly([])
+        let log = try TLogReplay(path: f.tlog)
+        let span = try #require(log.span, "frames in \(f.tlog)")
+        let (before, _) = log.telemetry(forPictureAt: span.lowerBound - 1)
+        #expect(before.systemID == nil, "nothing before the first frame")
+        let mid = span.lowerBound + (span.upperBound - span.lowerBound) / 2
+        let (state, at) = log.telemetry(forPictureAt: mid)
+        #expect(at == mid && state.modeName?.value == "LOITER" && (state.altitudeAboveHome?.value ?? 0) >= 42.5)
+        #expect((state.lastMessageMicros ?? .max) <= mid, "no frame from after the picture")
+        let (again, _) = log.telemetry(forPictureAt: span.lowerBound + 1)
+        #expect((again.lastMessageMicros ?? .max) <= span.lowerBound + 1, "a seek back starts again")
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["replay", "\(f.dir)/flight.mkv", "--display", "none"])
+        #expect(rc == 0 && err.contains("flight.tlog: telemetry drawn in step with the pictures"), "\(err)")
+    }
+
     @Test func aPX4OverMAVLink1IsInTheMetrics() throws {
         let f = try Self.fly(["--autopilot", "px4", "--mavlink1"])
         #expect(Self.gauge(f.metrics, "spyglass_telemetry_battery_volts") == 15.8)

@@ -63,6 +63,8 @@ public final class ContainerRecorder: FlightRecorder {
     /// The newest KLV position ("47.397700, 8.545600, 500 m, heading 90.0°") and when it came,
     /// wall µs: in the captions while it is at most 2 s older than the picture.
     private var position: (text: String, wallMicros: UInt64)?
+    /// The vehicle's telemetry (`--mavlink`): its state goes into each picture's caption.
+    public var telemetry: (any TelemetryFeed)?
     /// The newest KLV local set not yet written to a TS file's KLV stream.
     private var unwrittenKLV: PlatformMetadata?
     /// The codec of the file being written (its track's).
@@ -162,11 +164,17 @@ public final class ContainerRecorder: FlightRecorder {
 
     /// The picture's caption: its capture time (else its arrival), UTC to the millisecond, how
     /// long it took from capture to arrival where the stream says when it was captured, and the
-    /// platform's KLV position while fresh
+    /// platform's KLV position and the vehicle's MAVLink state while fresh (``TelemetryCaption``)
     /// (`2026-12-04 20:31:05.123 UTC · capture to arrival 34 ms · 47.397700, 8.545600, 500 m, heading 90.0°`).
     func caption(_ au: AccessUnit, wallMicros: UInt64) -> String {
         let fresh = position.flatMap { p in wallMicros <= p.wallMicros + 2_000_000 && p.wallMicros <= wallMicros + 2_000_000 ? p.text : nil }
-        return ContainerWriter.caption(captureWallMicros: au.captureWallMicros, arrivalWallMicros: wallMicros, position: fresh)
+        let vehicle = telemetry.flatMap { feed in
+            let (state, now) = feed.telemetry(forPictureAt: nil)
+            return TelemetryCaption.text(state, nowMicros: now)
+        }
+        let where_ = [fresh, vehicle].compactMap { $0 }
+        return ContainerWriter.caption(captureWallMicros: au.captureWallMicros, arrivalWallMicros: wallMicros,
+                                       position: where_.isEmpty ? nil : where_.joined(separator: " · "))
     }
 
     public func note(_ metadata: PlatformMetadata) {

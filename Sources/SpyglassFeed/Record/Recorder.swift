@@ -266,11 +266,15 @@ public protocol FlightRecorder: AnyObject {
     /// The platform's position from the stream's KLV (MISB ST 0601), as it arrives: a container's
     /// captions give it with each picture while it is fresh.
     func note(_ metadata: PlatformMetadata)
+    /// The vehicle's telemetry for the captions (`--mavlink`), set before the feed starts.
+    var telemetry: (any TelemetryFeed)? { get set }
 }
 
 extension FlightRecorder {
     /// The raw stream keeps no metadata beside its index (its KLV, if any, is not in it either).
     public func note(_ metadata: PlatformMetadata) {}
+    /// The raw stream has no captions; its telemetry is the `.tlog` beside it.
+    public var telemetry: (any TelemetryFeed)? { get { nil } set {} }
 }
 
 /// The recorder `--record PATH` asks for, by its extension: `.h264`/`.h265` (and `.264`,

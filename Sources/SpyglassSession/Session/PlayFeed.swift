@@ -65,6 +65,7 @@ public final class PlayFeed {
             try TelemetryLink(endpoint: $0, tlogPath: flight != nil ? record.map(TLogWriter.path(besideRecording:)) : nil)
         }
         telemetryReplay = try options.replayTelemetryPath.map { try TLogReplay(path: $0) }
+        flight?.telemetry = telemetry
         let slot = windowed ? FrameSlot() : nil
         self.slot = slot
         let report = self.report

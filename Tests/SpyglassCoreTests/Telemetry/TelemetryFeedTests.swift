@@ -78,6 +78,9 @@ import Glibc
         #expect(t.count > 100 && t.ordered, "\(t)")
         #expect(t.last - t.first > 4 && t.last - t.first < 6, "the .tlog lasts as long as the 5 s flight: \(t)")
         #expect(f.err.contains("mavlink udp://127.0.0.1:") && f.err.contains("0 CRC errors"), "\(f.err)")
+        // The recording's subtitle track carries the vehicle's state with each picture.
+        let cues = try ContainerRecorderTests.captions("\(f.dir)/flight.mkv")
+        #expect(cues.contains { $0.contains("LOITER ARMED · ALT 4") && $0.contains("BAT 15.8 V 76%") }, "\(cues.suffix(2))")
     }
 
     /// Replay draws the `.tlog` in step: the state as of a picture's recorded time, again after a

@@ -45,11 +45,13 @@ public struct OSD: Equatable, Sendable {
             return o
         }
         let dim = age >= staleMicros
-        func line(_ text: String, _ tone: OverlayLine.Tone = .plain) -> OverlayLine { OverlayLine(text, dim ? .plain : tone) }
+        func line(_ text: String, _ tone: OverlayLine.Tone = .plain) -> OverlayLine { OverlayLine(text, dim ? .stale : tone) }
         if let m = t.modeName?.value {
             o.mode = line(m + (t.armed.map { $0.value ? " · ARMED" : " · DISARMED" } ?? ""), t.armed?.value == true ? .good : .plain)
         }
         o.altitude = t.altitudeAboveHome.map { line(String(format: "ALT %.1f m", $0.value)) }
+            ?? t.position?.value.altitudeMSL.map { line(String(format: "ALT %.0f m MSL", $0)) }
+        if t.home == nil, let p = t.position?.value { o.home = line(String(format: "%.6f, %.6f", p.latitude, p.longitude)) }
         o.speed = t.groundSpeed.map { line(String(format: "GS %.1f m/s", $0.value)) }
         o.climb = t.climb.map { line(String(format: "VS %+.1f m/s", $0.value)) }
         o.battery = battery(t).map { line($0.text, $0.tone) }

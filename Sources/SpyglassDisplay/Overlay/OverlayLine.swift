@@ -10,6 +10,8 @@ public struct OverlayLine: Equatable, Sendable {
         case warning
         /// 1.5 times the target or more; or no picture for the stall time (red).
         case bad
+        /// Stale: true once, no longer (mid grey), as telemetry older than 2 s.
+        case stale
 
         /// The RGB colour of the tone: light on a dark box, readable over bright pictures.
         public var rgb: (r: UInt8, g: UInt8, b: UInt8) {
@@ -18,6 +20,7 @@ public struct OverlayLine: Equatable, Sendable {
             case .good: return (90, 220, 110)
             case .warning: return (255, 190, 60)
             case .bad: return (255, 90, 80)
+            case .stale: return (150, 150, 150)
             }
         }
 

@@ -42,6 +42,8 @@ public final class PlayFeed {
     let telemetry: TelemetryLink?
     /// A replay's `.tlog`, drawn in step with the pictures.
     let telemetryReplay: TLogReplay?
+    /// The platform the stream's KLV describes (the OSD when there is no MAVLink input).
+    let klv = KLVTelemetry()
     private let recordUnwritable: Bool
     private let paths: (md5: String?, latency: String?, summary: String?)
 
@@ -78,7 +80,6 @@ public final class PlayFeed {
             }
             observers.accessUnit = { au, store in flight.record(au, store: store, wallMicros: wall(au)) }
             observers.accessUnitRepaired = { au, store in flight.replace(au, store: store, wallMicros: wall(au)) }
-            observers.metadata = { flight.note($0) }
             observers.end = { _ in
                 flight.close()
                 if flight.error != nil { report.fail(nil) } else if flight.files.isEmpty {
@@ -88,6 +89,11 @@ public final class PlayFeed {
                                 + (flight.rewritten > 0 ? " (\(flight.rewritten) rewritten with a repaired NAL unit)" : "") + flight.detail)
                 }
             }
+        }
+        let klv = self.klv
+        observers.metadata = { m in
+            flight?.note(m)
+            klv.note(m)
         }
         let metrics = MetricsRegistry()
         // A file's stamps are as old as the file: put them on our clock relative to its first

@@ -174,7 +174,7 @@ import SpyglassDisplay
             // A single feed is drawn at full precision on the main thread (no prescaled copy).
             (f.n, WallFeed(pipeline: f.pipeline, slot: f.slot!, latency: f.latency, name: single ? f.pipeline.label : f.name,
                            live: f.url.deliversInRealTime, targetMillis: f.targetMillis, prescaler: single ? nil : f.prescaler,
-                           recording: f.isRecording, replay: f.recording, telemetry: f.telemetry ?? f.telemetryReplay))
+                           recording: f.isRecording, replay: f.recording, telemetry: f.telemetry ?? f.telemetryReplay ?? f.klv))
         }
         let failed = unopened.map { ($0.n, WallFeed.failed(name: $0.name, reason: $0.reason)) }
         let wallFeeds = (running + failed).sorted { $0.0 < $1.0 }.map(\.1)

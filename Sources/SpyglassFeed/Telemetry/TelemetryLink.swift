@@ -78,25 +78,31 @@ public final class TelemetryLink: TelemetryFeed {
     }
 
     private func run() {
-        guard var current = port.withLock({ $0.take() }) else { return }
+        var current = port.withLock { $0.take() }
         var parser = MAVLinkParser()
         var sequence: UInt8 = 0, lastHeartbeat: UInt64 = 0, backoffMillis: Int32 = 100
         while !stopFlag.load(ordering: .relaxed) {
+            guard let open = current else {
+                // Closed first: a serial device's old node must not be opened again. The parser
+                // goes on (its counts too); a frame cut by the unplugging is one drop.
+                current = reopen(after: &backoffMillis)
+                continue
+            }
             let now = MonotonicClock.nowMicros()
             if now - min(now, lastHeartbeat) >= 1_000_000, case .udpOut = endpoint {
-                current.send(MAVLinkHeartbeat.gcsFrame(sequence: sequence))
+                open.send(MAVLinkHeartbeat.gcsFrame(sequence: sequence))
                 sequence &+= 1
                 lastHeartbeat = now
             }
             do {
-                let bytes = try current.read(timeoutMillis: 100)
-                if !bytes.isEmpty { take(parser.push(bytes), parser.counters, arrivalMicros: MonotonicClock.nowMicros()) }
-                backoffMillis = 100
+                let bytes = try open.read(timeoutMillis: 100)
+                if !bytes.isEmpty {
+                    take(parser.push(bytes), parser.counters, arrivalMicros: MonotonicClock.nowMicros())
+                    backoffMillis = 100
+                }
             } catch {
                 state.withLock { $0.problem = "\(error)" }
-                guard let reopened = reopen(after: &backoffMillis) else { continue }
-                current = reopened
-                parser = MAVLinkParser()
+                current = nil
             }
         }
     }

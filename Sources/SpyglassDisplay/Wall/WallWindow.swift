@@ -187,7 +187,7 @@ public final class WallWindow {
     private func compose() {
         let now = MonotonicClock.nowMicros()
         updateTiles(nowMicros: now)
-        updateTitle()
+        defer { updateTitle() }   // after the present: the title is not on a picture's path
         let size = surface.size
         guard size.width > 0, size.height > 0 else { return }
         if size != drawnSize { markAllDirty(); drawnSize = size }

@@ -44,6 +44,8 @@ final class WallTile {
     /// Datagrams (or reads) counted when the last picture was shown, and at the last status
     /// update with when that count last changed (µs): tell "no data" from "data, no picture".
     private var datagramsAtLastPicture = 0
+    /// A picture was presented since the last status update (which then takes the count).
+    private var presentedSinceStatus = false
     private var datagramsSeen = -1
     private var lastDataMicros: UInt64 = 0
     private let openedMicros = MonotonicClock.nowMicros()
@@ -74,10 +76,8 @@ final class WallTile {
         frame.timing.renderStartMicros = renderStartMicros
         frame.timing.presentedMicros = presentedMicros
         picture = frame
-        if let p = feed.pipeline {
-            PresentationStamps.record(frame, metrics: p.metrics, latency: feed.latency)
-            datagramsAtLastPicture = p.metrics.count(.datagrams)
-        }
+        if let p = feed.pipeline { PresentationStamps.record(frame, metrics: p.metrics, latency: feed.latency) }
+        presentedSinceStatus = true
         let t = frame.timing
         if t.captureWallMicros > 0 && t.captureSource != .clockOffset {
             let presentedWall = Int64(bitPattern: presentedMicros) + MonotonicClock.wallMinusMonotonicMicros
@@ -161,6 +161,7 @@ final class WallTile {
         guard let p = feed.pipeline else { return }
         let datagrams = p.metrics.count(.datagrams)
         if datagrams != datagramsSeen { datagramsSeen = datagrams; lastDataMicros = now }
+        if presentedSinceStatus { datagramsAtLastPicture = datagrams; presentedSinceStatus = false }
         let stalled: Bool
         switch badge {
         case .stalled, .reconnecting, .connecting: stalled = feed.live

@@ -19,6 +19,8 @@ public enum Key: Equatable, Hashable, Sendable {
     case linkStatistics
     /// `o`: the aircraft's OSD (MAVLink telemetry) on and off.
     case osd
+    /// `b`: a bug bundle of what arrived last (`--bundle`).
+    case bundle
     /// Tab: focus the next feed.
     case nextFeed
     /// `1`–`9`: focus feed 1–9 (index 0–8), or back to the wall.
@@ -37,7 +39,7 @@ public enum Key: Equatable, Hashable, Sendable {
     private static let arrowLeft = Int32(bitPattern: 0x4000_0050), arrowRight = Int32(bitPattern: 0x4000_004F)
     private static let letters: [UInt8: Key] = [
         UInt8(ascii: "q"): .quit, UInt8(ascii: "f"): .fullscreen, UInt8(ascii: "p"): .screenshot,
-        UInt8(ascii: "a"): .gravity, UInt8(ascii: "i"): .lastSecond, UInt8(ascii: "s"): .linkStatistics, UInt8(ascii: "o"): .osd,
+        UInt8(ascii: "a"): .gravity, UInt8(ascii: "i"): .lastSecond, UInt8(ascii: "s"): .linkStatistics, UInt8(ascii: "o"): .osd, UInt8(ascii: "b"): .bundle,
         27: .escape, 9: .nextFeed, UInt8(ascii: " "): .pause, UInt8(ascii: "."): .step,
         UInt8(ascii: "["): .slower, UInt8(ascii: "]"): .faster,
     ]

@@ -15,7 +15,7 @@ enum PlayArguments {
                         "--summary", "--record", "--record-split-mb", "--record-split-min", "--latency-log",
                         "--snapshot", "--clock", "--window-pos", "--window-size", "--quiet", "--status",
                         "--verbose", "--max-au-mb", "--max-size", "--help", "--clock-offset-ms", "--clock-offset", "--rtsp-transport", "--metrics",
-                        "--wall", "--layout", "--gravity", "--target-ms", "--mavlink"]
+                        "--wall", "--layout", "--gravity", "--target-ms", "--mavlink", "--bundle", "--bundle-seconds"]
 
     /// Parses `play`'s arguments when every feed has the same options (`replay`).
     /// - Returns: the sources, in order (feed 1, 2, …), and the options.
@@ -115,6 +115,8 @@ enum PlayArguments {
         case "--summary": o.summaryPath = try a.value(arg)
         case "--record": o.recordPath = try a.value(arg)
         case "--mavlink": o.mavlink = try MAVLinkEndpoint(parsing: a.value(arg))
+        case "--bundle": o.bundleFolder = try a.value(arg)
+        case "--bundle-seconds": o.bundleSeconds = try a.number(arg, 1...600)
         case "--record-split-mb": o.recordSplitBytes = Int(try a.number(arg, 0.01...1_000_000) * 1_048_576)
         case "--record-split-min": o.recordSplitMicros = UInt64(try a.number(arg, 0.05...100_000) * 60_000_000)
         case "--latency-log": o.latencyLogPath = try a.value(arg)

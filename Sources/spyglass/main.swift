@@ -58,6 +58,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp[s]
   --record PATH            record what arrives, crash-safe: PATH.mkv (default), .ts or .mp4 with captions; PATH.h264/.h265 + .idx raw
   --record-split-mb N      start a new file after N MiB (each file starts at a keyframe)
   --record-split-min M     start a new file after M minutes
+  --bundle DIR             keep the last --bundle-seconds S (30) of what arrives; b (and the end) write a bug bundle there
   --mavlink URL            MAVLink telemetry (udp://[HOST]:PORT, udpout://HOST:PORT, serial:///dev/ttyUSB0?baud=57600): OSD (o), /metrics, PATH.tlog
   --latency-log FILE       per-frame timing, .csv or .jsonl (dropped frames included, marked)
   --snapshot FILE.ppm      save the whole window as it was when it closed

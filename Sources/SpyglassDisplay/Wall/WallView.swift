@@ -36,6 +36,8 @@ public struct WallView: Equatable, Sendable {
         /// A replay key (space, `.`, ←/→, `[`/`]`) for the feed shown alone (the focused one, or
         /// the only one): that feed's replay acts on it.
         case replay(Key, feed: Int)
+        /// `b`: a bug bundle of the feed shown alone, or of every feed on the wall (nil).
+        case bundle(feed: Int?)
     }
 
     /// - Parameters: feeds: how many; layout: the grid; gravity: the starting mode.
@@ -90,6 +92,8 @@ public struct WallView: Equatable, Sendable {
         case .osd:
             osd.toggle()
             return .redrawAll
+        case .bundle:
+            return .bundle(feed: focus ?? (feeds == 1 ? 0 : nil))
         case .linkStatistics:
             overlayMode = overlayMode == .linkStatistics ? .none : .linkStatistics
             return .redrawAll

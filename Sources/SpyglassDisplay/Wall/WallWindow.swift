@@ -69,6 +69,8 @@ public final class WallWindow {
     private var lastClockMicros: UInt64 = 0
     /// Called about every 100 ms on the main thread (bench's progress line).
     public var onTick: (() -> Void)?
+    /// `b`: write a bug bundle of feed `i` (nil: of every feed); on the main thread.
+    public var onBundle: ((Int?) -> Void)?
 
     /// Opens the window.
     /// - Parameters:
@@ -130,6 +132,7 @@ public final class WallWindow {
         case .screenshot: lastScreenshot = screenshot()
         case .toggleFullscreen: surface.toggleFullscreen(); markAllDirty()
         case .replay(let key, let i): tiles[i].feed.replay.map { Self.replayKey(key, $0) }
+        case .bundle(let i): onBundle?(i)
         case .quit:
             quitRequested = true
             for tile in tiles {

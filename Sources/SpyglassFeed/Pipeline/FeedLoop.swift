@@ -143,6 +143,7 @@ final class FeedLoop {
     private func take(_ buffer: [UInt8], count: Int, arrivalMicros: UInt64, truncated: Bool) {
         lastDataMicros = arrivalMicros
         observers.datagram?(count)
+        if let keep = observers.rawInput { buffer.withUnsafeBytes { keep(UnsafeRawBufferPointer(rebasing: $0[0..<count]), arrivalMicros) } }
         if !sawData { sawData = true; status.set(.waitingForPicture) }
         buffer.withUnsafeBytes { raw in
             depacketizer.push(UnsafeRawBufferPointer(rebasing: raw[0..<count]), arrivalMicros: arrivalMicros,

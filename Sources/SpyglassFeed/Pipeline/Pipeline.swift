@@ -164,6 +164,9 @@ public struct FeedObservers {
     public var accessUnitRepaired: ((AccessUnit, ParameterSetStore) -> Void)?
     /// Each datagram's (or read's) size, bytes.
     public var datagram: ((Int) -> Void)?
+    /// Each datagram's (or read's) bytes as they came, with their arrival (monotonic µs): the
+    /// bug bundle's ring (``BundleRing``) keeps the last seconds of them.
+    public var rawInput: ((UnsafeRawBufferPointer, UInt64) -> Void)?
     /// The parameter sets, at the end of the run.
     public var end: ((ParameterSetStore?) -> Void)?
     /// Each KLV local set (MISB ST 0601) of the stream's metadata.

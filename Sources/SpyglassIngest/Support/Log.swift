@@ -38,6 +38,8 @@ public enum Log {
 
     /// Silences ``info(_:)`` (errors still print).
     public static func setQuiet(_ q: Bool) { quiet.store(q, ordering: .relaxed) }
+    /// Whether info lines are suppressed now (``setQuiet(_:)``).
+    public static var isQuiet: Bool { quiet.load(ordering: .relaxed) }
 
     /// An informational line.
     public static func info(_ message: String) {

@@ -44,6 +44,8 @@ public final class PlayFeed {
     let telemetryReplay: TLogReplay?
     /// The platform the stream's KLV describes (the OSD when there is no MAVLink input).
     let klv = KLVTelemetry()
+    /// `--bundle`: the last seconds of what arrived, for a bug bundle.
+    let bundleRing: BundleRing?
     private let recordUnwritable: Bool
     private let paths: (md5: String?, latency: String?, summary: String?)
 
@@ -88,6 +90,16 @@ public final class PlayFeed {
                     report.note("recorded \(flight.accessUnits) access units, \(flight.bytes) bytes to \(flight.files.joined(separator: ", "))"
                                 + (flight.rewritten > 0 ? " (\(flight.rewritten) rewritten with a repaired NAL unit)" : "") + flight.detail)
                 }
+            }
+        }
+        let ring = options.bundleFolder.map { _ in BundleRing(seconds: options.bundleSeconds) }
+        bundleRing = ring
+        if let ring {
+            observers.rawInput = { ring.keep($0, arrivalMicros: $1) }
+            let recorded = observers.accessUnit
+            observers.accessUnit = { au, store in
+                recorded?(au, store)
+                if au.isJoinPoint { ring.markRandomAccess(atMicros: au.firstByteMicros) }
             }
         }
         let klv = self.klv
@@ -160,6 +172,7 @@ public final class PlayFeed {
             t.stop()
             Log.info(Self.telemetryLine(t))
         }
+        if options.bundleFolder != nil { writeBundle(options) }
         var status: Int32 = snapshotFailed || recordUnwritable || report.failed ? 1 : 0
         for line in report.notes { Log.info(line) }
         let summary = pipeline.summary
@@ -180,6 +193,16 @@ public final class PlayFeed {
             return 1
         }
         return status
+    }
+
+    /// `--bundle DIR`: writes a bug bundle of what arrived last (``BugBundle``); says where, or why not.
+    func writeBundle(_ options: PlayOptions) {
+        guard let ring = bundleRing, let folder = OutputPaths.expand(options.bundleFolder, feed: n) else { return }
+        do {
+            Log.info("bug bundle: \(try BugBundle.write(ring, label: name, url: url, summary: pipeline.summary, into: folder))")
+        } catch {
+            Log.error("\(error)")
+        }
     }
 
     /// The summary of a feed's MAVLink input: the vehicle, what came, what was dropped.

@@ -18,6 +18,11 @@ public struct PlayOptions: Sendable {
     /// `--mavlink URL`: the feed's MAVLink telemetry (``MAVLinkEndpoint``): an OSD on its
     /// picture, `/metrics` gauges, a `.tlog` beside its recording.
     public var mavlink: MAVLinkEndpoint?
+    /// `--bundle DIR`: keep the last `bundleSeconds` of what arrives and write a bug bundle
+    /// (``BugBundle``) into DIR at the end and when `b` is pressed.
+    public var bundleFolder: String?
+    /// `--bundle-seconds S`: how much a bug bundle keeps (30 s).
+    public var bundleSeconds = 30.0
     /// A replay's `.tlog` (found beside the recording): the OSD from it, in step with the pictures.
     public var replayTelemetryPath: String?
     /// `--snapshot FILE`: the whole window as it was when it closed, as PPM (RGB24).

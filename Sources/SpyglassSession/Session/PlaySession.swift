@@ -177,7 +177,8 @@ import SpyglassDisplay
                            recording: f.isRecording, replay: f.recording, telemetry: f.telemetry ?? f.telemetryReplay ?? f.klv))
         }
         let failed = unopened.map { ($0.n, WallFeed.failed(name: $0.name, reason: $0.reason)) }
-        let wallFeeds = (running + failed).sorted { $0.0 < $1.0 }.map(\.1)
+        let tiles = (running + failed).sorted { $0.0 < $1.0 }
+        let wallFeeds = tiles.map(\.1), tileNumbers = tiles.map(\.0)
         let wall: WallWindow
         do { wall = try WallWindow(system: SDLVideoSystem(), feeds: wallFeeds, settings: settings) } catch {
             Log.info("\(error): decoding headless")
@@ -192,6 +193,18 @@ import SpyglassDisplay
         }
         windowShown = true
         wall.onTick = onTick
+        wall.onBundle = { [feeds, options, tileNumbers] i in
+            guard options.bundleFolder != nil else { return Log.info("b: no bug bundle without --bundle DIR") }
+            let chosen = i.map { t in feeds.filter { $0.n == tileNumbers[t] } } ?? feeds
+            // Written off the main thread (a capture, a probe of it): the pictures go on.
+            let jobs = chosen.compactMap { f in f.bundleRing.map { ($0, f.name, f.url, f.pipeline.summary, OutputPaths.expand(options.bundleFolder, feed: f.n) ?? ".") } }
+            Thread.detachNewThread {
+                for (ring, name, url, summary, folder) in jobs {
+                    do { Log.info("bug bundle: \(try BugBundle.write(ring, label: name, url: url, summary: summary, into: folder))") }
+                    catch { Log.error("\(error)") }
+                }
+            }
+        }
         for f in feeds { f.wakeTarget.aim(at: wall.waker) }
         startFeeds()
         wall.run()

@@ -243,7 +243,7 @@ public struct RecordingIndex: Sendable {
 }
 
 /// What `--record` writes into: the raw stream with its timing index (``Recorder``) or a
-/// container (``ContainerRecorder``). On the feed's thread only.
+/// container (``ContainerRecorder``), each behind a ``QueuedRecorder``. One thread at a time.
 public protocol FlightRecorder: AnyObject {
     /// Access units written, bytes written, and every file started (rotation makes several).
     var accessUnits: Int { get }
@@ -281,8 +281,9 @@ extension FlightRecorder {
 /// `.265`, `.hevc`) the raw stream with its index (``Recorder``); `.ts`, `.mp4`, `.mkv` that
 /// container; anything else Matroska, with `.mkv` added (``ContainerRecorder``).
 public func makeFlightRecorder(path: String, splitBytes: Int = 0, splitMicros: UInt64 = 0) -> any FlightRecorder {
-    if recordsRawStream(path) { return Recorder(path: path, splitBytes: splitBytes, splitMicros: splitMicros) }
-    return ContainerRecorder(path: path, splitBytes: splitBytes, splitMicros: splitMicros)
+    // On a thread of its own behind a bounded queue: the feed never waits on the disk.
+    if recordsRawStream(path) { return QueuedRecorder(Recorder(path: path, splitBytes: splitBytes, splitMicros: splitMicros)) }
+    return QueuedRecorder(ContainerRecorder(path: path, splitBytes: splitBytes, splitMicros: splitMicros))
 }
 
 /// `--record PATH` writes the raw stream and its index (not a container).

@@ -50,3 +50,29 @@ import Glibc
         #expect(Key(sdl: Int32(UInt8(ascii: "b"))) == .bundle)
     }
 }
+
+/// The recorder never holds the feed's thread on a slow disk (issue 20): recording into a FIFO
+/// nobody reads (a disk that takes nothing), every picture is still decoded and shown, the
+/// access units the writer could not take are counted, and the exit is not held.
+@Suite struct SlowDiskRecordingTests {
+    @Test func aDiskThatTakesNothingDoesNotHoldThePicture() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("slowdisk-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try #require(mkfifo("\(dir)/stuck.ts", 0o600) == 0)
+        let port = try Sender.freeUDPPort()
+        let player = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--timeout", "2",
+                                                                 "--record", "\(dir)/stuck.ts", "--summary", "\(dir)/summary.json"])
+        try #require(Wait.until { Fixtures.udpPortIsBound(port) }, "spyglass listens")
+        // 480 pictures: more than the recorder's queue holds (300).
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)", "--duration", "4",
+                                                                      "--fps", "120", "--size", "160x120"])
+        try #require(rc == 0, "\(err)")
+        let (status, playErr) = player.wait(timeoutSeconds: 90)
+        #expect(status == 1, "a recording that failed is an error: \(playErr)")
+        #expect(playErr.contains("the disk took nothing for 10 s") && playErr.contains("dropped while it was too slow"), "\(playErr)")
+        let summary = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(dir)/summary.json"))) as? [String: Any])
+        let decoded = summary["framesDecoded"] as? Int ?? 0, shown = summary["framesShown"] as? Int ?? summary["framesDisplayed"] as? Int ?? 0
+        #expect(decoded >= 470 && shown == decoded, "the feed played on: \(decoded) decoded, \(shown) shown")
+    }
+}

@@ -111,8 +111,8 @@ enum WallFile {
                 } else {
                     _ = try PlayArguments.receiverOption(w, &a, &o.receiver)
                 }
-            } catch let e as CLIError {
-                throw CLIError.usage("\(where_): \(e)")
+            } catch {
+                throw CLIError.usage("\(where_): \(error)")
             }
         }
     }

@@ -65,6 +65,18 @@ import Glibc
         #expect(err.contains("spyglass: Second (\(b)): "), "\(err)")
     }
 
+    /// `--mavlink` per line: each feed its own telemetry (its own port); a bad URL names the line.
+    @Test("--mavlink on a wall line: each feed's own telemetry, a bad URL names the line")
+    func mavlinkPerFeed() throws {
+        let a = Fixtures.capture("test/h264-aud.h264"), b = Fixtures.capture("test/h265-4slices.h265")
+        let ports = (try Sender.freeUDPPort(), try Sender.freeUDPPort())
+        let (rc, _, err) = try play("\(a) --mavlink udp://127.0.0.1:\(ports.0)\n\(b) --mavlink udp://127.0.0.1:\(ports.1)\n", ["--display", "none", "--untimed"])
+        #expect(rc == 0, "\(err)")
+        #expect(err.contains("mavlink udp://127.0.0.1:\(ports.0): no vehicle heard") && err.contains("mavlink udp://127.0.0.1:\(ports.1): no vehicle heard"), "\(err)")
+        let (bad, path, badErr) = try play("udp://:5600\nudp://:5602 --mavlink udp://nowhere\n")
+        #expect(bad != 0 && badErr.contains("\(path):2: --mavlink udp://nowhere: no port"), "\(badErr)")
+    }
+
     @Test("a missing wall file is one line")
     func missingFile() throws {
         let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", "--wall", "/nonexistent/wall.txt"])

@@ -25,6 +25,8 @@ final class SDLWindow {
     /// How often a waiting window looks at keyboard and window events, ms.
     nonisolated static let inputPollMillis = 4
     private nonisolated let wakeSignal = WakeSignal()
+    /// The user placed the window (`--window-pos`): a fit keeps its corner there.
+    private let placed: Bool
 
     /// Opens a resizable window.
     /// - Parameters:
@@ -35,6 +37,7 @@ final class SDLWindow {
     /// - Throws: ``DisplayError/sdl(_:)`` with `SDL_GetError()` when SDL cannot open it.
     init(system: SDLVideoSystem, title: String, width: Int, height: Int, position: (x: Int, y: Int)?) throws {
         self.system = system
+        placed = position != nil
         guard let w = SDL_CreateWindow(title, position.map { Int32($0.x) } ?? spy_sdl_windowpos_undefined(),
                                        position.map { Int32($0.y) } ?? spy_sdl_windowpos_undefined(),
                                        Int32(width), Int32(height), SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_SHOWN.rawValue)
@@ -98,7 +101,7 @@ final class SDLWindow {
     }
 
     /// Resizes the window to `width`x`height`, scaled down to fit 90 % of the usable screen (at
-    /// least 64 pixels each way).
+    /// least 64 pixels each way), and centres it on the screen unless the user placed it.
     func fit(width: Int, height: Int) {
         var bounds = SDL_Rect()
         var w = width, h = height
@@ -107,5 +110,6 @@ final class SDLWindow {
             w = Int(Double(w) * scale); h = Int(Double(h) * scale)
         }
         SDL_SetWindowSize(pointer, Int32(max(64, w)), Int32(max(64, h)))
+        if !placed { SDL_SetWindowPosition(pointer, spy_sdl_windowpos_centered(), spy_sdl_windowpos_centered()) }
     }
 }

@@ -58,8 +58,11 @@ struct ProbeArguments {
 func runProbe(_ argv: [String]) throws -> Int32 {
     let args = try ProbeArguments(argv)
     let telemetry = try args.mavlink.map(TelemetryProbe.init)
-    defer { telemetry.map { print($0.finish().joined(separator: "\n")) } }
-    if args.sourceText.isEmpty { Thread.sleep(forTimeInterval: args.duration); return 0 }
+    guard !args.sourceText.isEmpty else {
+        Thread.sleep(forTimeInterval: args.duration)
+        print(try ProbeOutput.text(nil, telemetry: telemetry, json: args.json))
+        return 0
+    }
     let outcome: ProbeRun.Outcome
     do {
         outcome = try ProbeRun.run(sourceText: args.sourceText, options: args.options, duration: args.duration,
@@ -72,14 +75,6 @@ func runProbe(_ argv: [String]) throws -> Int32 {
         Log.error("\(error)")
         return 1
     }
-    if args.json {
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-        print(String(decoding: try enc.encode(outcome.probe.report), as: UTF8.self))
-    } else {
-        print(outcome.label)
-        for line in outcome.sdpLines { print(line) }
-        print(outcome.probe.text)
-    }
+    print(try ProbeOutput.text(outcome, telemetry: telemetry, json: args.json))
     return outcome.probe.report.accessUnits > 0 ? 0 : 1
 }

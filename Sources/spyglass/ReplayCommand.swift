@@ -18,6 +18,7 @@ A packet capture (tcpdump, Wireshark) plays its UDP flow through the same pipeli
   --send udp://HOST:PORT  send the capture's datagrams there at their recorded times instead of playing them
 
 Keys: space pause, . one frame, left/right 5 s back or on, [ ] half or double speed, plus play's keys.
+A NAME.tlog beside the recording (play --mavlink … --record NAME) is drawn as the OSD in step with the pictures.
 Every `spyglass play` option applies too (spyglass play --help).
 """
 

@@ -62,7 +62,7 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp[s]
   --mavlink URL            MAVLink telemetry (udp://[HOST]:PORT, udpout://HOST:PORT, serial:///dev/ttyUSB0?baud=57600): OSD (o), /metrics, PATH.tlog
   --latency-log FILE       per-frame timing, .csv or .jsonl (dropped frames included, marked)
   --snapshot FILE.ppm      save the whole window as it was when it closed
-  --window-size WxH        initial window size (default: the video's size)
+  --window-size WxH        initial window size (default: the video's size, at most 90 % of the screen, centred)
   --window-pos X,Y         window position on the screen
   --clock                  draw a wall-clock time code under the picture; a camera filming it and
                            streaming back gives optical glass-to-glass (optical_ms in --latency-log)
@@ -75,11 +75,12 @@ SOURCE: udp://[ADDR]:PORT | tcp://HOST:PORT | tcp://[ADDR]:PORT?listen | rtsp[s]
   --quiet                  only errors and the summary
   --verbose                also libavcodec's own warnings
 Window keys: f fullscreen, a gravity (letterbox/fill/stretch), i the last second live (fps, bitrate, glass-to-glass against --target-ms, stages),
-             s the run's link statistics, p PNG screenshot (./spyglass-SOURCE-TIME.png), q/Esc quit
+             s the run's link statistics, o the aircraft's OSD (--mavlink, KLV), b a bug bundle (--bundle),
+             p PNG screenshot (./spyglass-SOURCE-TIME.png), q/Esc quit
 Replay keys: space pause/resume, . one frame (paused), ←/→ seek 5 s, [ ] half/double speed
 Wall keys: 1-9 or click focus a feed (same key, click or Esc: back), Tab next feed, a gravity,
-           i last second's numbers per tile, p PNG screenshot (./spyglass-NAME-TIME.png),
-           f fullscreen, q quit
+           i last second's numbers, s link statistics, o OSD per tile, b bug bundles, p PNG screenshot
+           (./spyglass-NAME-TIME.png), f fullscreen, q quit
 """
 
 enum CLIError: Error, CustomStringConvertible {

@@ -48,7 +48,9 @@ extension WallWindow {
             text.bottom = min(text.bottom, p.y + p.height - TimeCode.stripHeight(width: p.width) - 6)
             drawTags(damaged: tile.picture?.damaged == true, recording: tile.feed.recording, in: p)
         }
-        if view.osd, let osd = tile.osd { drawOSD(osd, in: rect, text: text) }
+        // The i/s overlay rises from the bottom left: the OSD keeps its right column, compass
+        // and horizon then, not a left column the overlay would be drawn over.
+        if view.osd, let osd = tile.osd { drawOSD(osd, in: rect, text: text, leftColumn: view.overlayMode == .none) }
         drawOverlay(tile, in: rect, text: text)
         return fromCopy
     }
@@ -111,12 +113,14 @@ extension WallWindow {
         text.bottom = y - 2
     }
 
-    /// The overlay's lines (``WallTile/overlayLines(_:compact:)``, compact in a tile under 360
-    /// pixels high) stacked upwards from `text.bottom` in their tones, and with the `i` overlay a
+    /// A tile under 360 pixels high or 480 wide gets the overlays' compact forms.
+    static func compact(_ rect: PixelRect) -> Bool { rect.height < 360 || rect.width < 480 }
+
+    /// The overlay's lines (``WallTile/overlayLines(_:compact:)``, compact in a small tile) stacked upwards from `text.bottom` in their tones, and with the `i` overlay a
     /// sparkline of glass-to-glass p99 over the last 10 s above them (bars coloured against the
     /// target, a gap for a second without one).
     private func drawOverlay(_ tile: WallTile, in rect: PixelRect, text: TileText) {
-        let lines = tile.overlayLines(view.overlayMode, compact: rect.height < 360)
+        let lines = tile.overlayLines(view.overlayMode, compact: Self.compact(rect))
         var y = text.bottom - lines.count * (text.lineHeight + 2)
         let top = y
         for line in lines {

@@ -164,13 +164,13 @@ public final class WallWindow {
 
     /// The `i` overlay's lines for feed `i` (whether or not the overlay is on).
     public func overlayLines(ofFeed i: Int) -> [String] {
-        tiles[i].overlay(compact: (rect(ofFeed: i)?.height ?? 0) < 360).map(\.text)
+        tiles[i].overlay(compact: rect(ofFeed: i).map(Self.compact) ?? true).map(\.text)
     }
 
     /// The lines drawn over feed `i`'s picture now, for the overlay that is on (none: only a
     /// stall's reason).
     public func shownOverlayLines(ofFeed i: Int) -> [String] {
-        tiles[i].overlayLines(view.overlayMode, compact: (rect(ofFeed: i)?.height ?? 0) < 360).map(\.text)
+        tiles[i].overlayLines(view.overlayMode, compact: rect(ofFeed: i).map(Self.compact) ?? true).map(\.text)
     }
 
     /// The window title now.

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -27,6 +28,18 @@ public final class TLogWriter: Sendable {
         let known = [".mkv", ".ts", ".mp4", ".mov", ".h264", ".h265", ".264", ".265"]
         let base = known.first { recording.lowercased().hasSuffix($0) }.map { String(recording.dropLast($0.count)) } ?? recording
         return base + ".tlog"
+    }
+
+    /// The `.tlog` a replay of `recording` draws from: `NAME.tlog` beside it, or for one file of
+    /// a split recording (`NAME-001.mkv`) the split's `NAME.tlog`; nil when there is none.
+    public static func existing(forRecording recording: String) -> String? {
+        let beside = path(besideRecording: recording)
+        if FileManager.default.fileExists(atPath: beside) { return beside }
+        let base = String(beside.dropLast(5))
+        guard let dash = base.lastIndex(of: "-"), base[base.index(after: dash)...].allSatisfy(\.isNumber),
+              base.index(after: dash) < base.endIndex else { return nil }
+        let split = String(base[..<dash]) + ".tlog"
+        return FileManager.default.fileExists(atPath: split) ? split : nil
     }
 
     /// Appends one record; after a failed write, nothing more.

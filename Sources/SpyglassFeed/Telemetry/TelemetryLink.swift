@@ -37,10 +37,22 @@ public final class TelemetryLink: TelemetryFeed {
     /// - Parameters:
     ///   - endpoint: the `--mavlink` URL, parsed.
     ///   - tlogPath: where to write every frame received as a `.tlog` (nil: nowhere).
-    /// - Throws: ``SourceError/open(_:)`` when the endpoint or the `.tlog` cannot be opened.
+    /// - Throws: ``SourceError/open(_:)`` when a UDP endpoint (a port in use, a name that does
+    ///   not resolve) or the `.tlog` cannot be opened. A serial device that is not there yet is
+    ///   looked for with backoff instead.
     public init(endpoint: MAVLinkEndpoint, tlogPath: String?) throws {
         self.endpoint = endpoint
-        port = Mutex(try MAVLinkPort(endpoint))
+        if case .serial = endpoint {
+            // A radio not plugged in yet is not a reason to hold the video: it is looked for
+            // with backoff, as one that goes away.
+            do { port = Mutex(try MAVLinkPort(endpoint)) } catch {
+                Log.error("\(error): playing on, looking for it every few seconds")
+                port = Mutex(nil)
+                state.withLock { $0.problem = "\(error)" }
+            }
+        } else {
+            port = Mutex(try MAVLinkPort(endpoint))
+        }
         tlog = try tlogPath.map { try TLogWriter(path: $0) }
     }
 

@@ -8,7 +8,7 @@ import Foundation
 ///   and read what comes back.
 /// - `serial:///dev/ttyUSB0?baud=57600`: a SiK or RFD telemetry radio through termios, 8N1, raw
 ///   (57600 by default); a device that goes away is opened again with backoff.
-public enum MAVLinkEndpoint: Equatable, Sendable, CustomStringConvertible {
+public enum MAVLinkEndpoint: Hashable, Sendable, CustomStringConvertible {
     case udpListen(host: String?, port: UInt16)
     case udpOut(host: String, port: UInt16)
     case serial(path: String, baud: Int)
@@ -21,7 +21,8 @@ public enum MAVLinkEndpoint: Equatable, Sendable, CustomStringConvertible {
     public init(parsing text: String) throws {
         let forms = "udp://[HOST]:PORT, udpout://HOST:PORT or serial:///dev/ttyUSB0?baud=57600"
         guard let sep = text.range(of: "://") else {
-            throw SourceError.open("--mavlink \(text): not a URL; use \(forms)")
+            let meant = text.hasPrefix("udp:") ? " (did you mean udp://:\(text.dropFirst(4).split(separator: ":").last ?? "")?)" : ""
+            throw SourceError.open("--mavlink \(text): not a URL\(meant); use \(forms)")
         }
         let scheme = text[..<sep.lowerBound].lowercased(), rest = String(text[sep.upperBound...])
         switch scheme {

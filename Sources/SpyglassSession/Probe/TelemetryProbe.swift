@@ -18,8 +18,20 @@ public final class TelemetryProbe {
         link.start()
     }
 
-    /// Stops listening and returns the summary, one line per fact, in probe's layout.
-    public func finish() -> [String] {
+    /// The summary for `--json`.
+    public struct Report: Codable, Sendable {
+        public var endpoint: String
+        public var seconds: Double
+        public var systemID: Int?, componentID: Int?
+        public var autopilot: String?, vehicleType: String?, mode: String?
+        public var armed: Bool?
+        /// Messages a second, by name (a message that came once: nil rate, left out).
+        public var messageRates: [String: Double]
+        public var framesGood: Int, crcErrors: Int, unknownMessages: Int, bytesSkipped: Int, otherVehicleFrames: Int
+    }
+
+    /// Stops listening and returns the summary: lines in probe's layout, and the report.
+    public func finish() -> (lines: [String], report: Report) {
         link.stop()
         let t = link.telemetry, c = link.counters
         let seconds = Date().timeIntervalSince(started)
@@ -31,7 +43,14 @@ public final class TelemetryProbe {
         lines.append("  messages            " + (rates.isEmpty ? "none" : rates.joined(separator: ", ")))
         lines.append("  errors              \(c.crcErrors) CRC errors, \(c.unknownMessages) unknown messages, \(c.bytesSkipped) bytes skipped"
                      + ", \(c.framesGood) frames good; \(t.otherVehicleFrames) frames from another vehicle")
-        return lines
+        if t.systemID == nil, case .udpOut = link.endpoint { lines.append("  hint                nothing answered the heartbeats sent there: is a router listening?") }
+        let report = Report(endpoint: link.endpoint.description, seconds: seconds, systemID: t.systemID.map(Int.init),
+                            componentID: t.componentID.map(Int.init), autopilot: t.autopilot.map { Self.autopilotName($0.value) },
+                            vehicleType: t.vehicleType.map { Self.typeName($0.value) }, mode: t.modeName?.value, armed: t.armed?.value,
+                            messageRates: Dictionary(uniqueKeysWithValues: t.messageStats.compactMap { id, s in s.rate.map { (Self.messageName(id), $0) } }),
+                            framesGood: c.framesGood, crcErrors: c.crcErrors, unknownMessages: c.unknownMessages,
+                            bytesSkipped: c.bytesSkipped, otherVehicleFrames: t.otherVehicleFrames)
+        return (lines, report)
     }
 
     private static func vehicle(_ t: Telemetry) -> String {

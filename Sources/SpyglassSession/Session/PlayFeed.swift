@@ -208,7 +208,10 @@ public final class PlayFeed {
     /// The summary of a feed's MAVLink input: the vehicle, what came, what was dropped.
     static func telemetryLine(_ t: TelemetryLink) -> String {
         let tm = t.telemetry, c = t.counters
-        let vehicle = tm.systemID.map { id in "system \(id)" + (tm.modeName.map { ", last mode \($0.value)" } ?? "") } ?? "no vehicle heard"
+        let vehicle = tm.systemID.map { id in
+            ["system \(id)", tm.autopilot.map { TelemetryProbe.autopilotName($0.value) }, tm.vehicleType.map { TelemetryProbe.typeName($0.value) },
+             tm.modeName.map { "last mode \($0.value)" }].compactMap { $0 }.joined(separator: ", ")
+        } ?? (t.problem.map { "no vehicle heard (\($0))" } ?? "no vehicle heard")
         var line = "mavlink \(t.endpoint): \(vehicle); \(c.framesGood) frames, \(c.crcErrors) CRC errors, \(c.unknownMessages) unknown messages"
         if tm.otherVehicleFrames > 0 { line += ", \(tm.otherVehicleFrames) from another vehicle" }
         if t.reconnects > 0 { line += ", reopened \(t.reconnects) times" }

@@ -89,6 +89,7 @@ import SpyglassDisplay
     private func openFeeds(_ openedSource: sending ByteSource?) throws -> Bool {
         try OutputPaths.check(options, urls: urls)
         try OutputPaths.checkRecordings(urls.indices.map { $0 < perFeed.count ? perFeed[$0] : options })
+        try OutputPaths.checkTelemetry(urls.indices.map { $0 < perFeed.count ? perFeed[$0] : options })
         let windowed = options.display == .sdl && DisplayCheck.available()
         if let openedSource, let url = urls.first {
             feeds.append(try PlayFeed(n: 1, url: url, source: openedSource, options: options, windowed: windowed))
@@ -291,6 +292,21 @@ enum OutputPaths {
                 }
                 recordedBy[f] = i + 1
             }
+        }
+    }
+
+    /// Two feeds must not take one MAVLink endpoint (a command-line `--mavlink` applies to every
+    /// feed): said before anything plays, not as "port in use" once it does.
+    /// - Throws: ``SourceError/open(_:)`` naming both feeds.
+    static func checkTelemetry(_ feeds: [PlayOptions]) throws {
+        var takenBy: [MAVLinkEndpoint: Int] = [:]
+        for (i, o) in feeds.enumerated() {
+            guard let e = o.mavlink else { continue }
+            if case .udpOut = e { continue }   // a socket each: a router answers each client
+            if let other = takenBy[e] {
+                throw SourceError.open("--mavlink \(e): feed \(i + 1) would read what feed \(other) reads; give each feed its own (a wall file's line takes --mavlink)")
+            }
+            takenBy[e] = i + 1
         }
     }
 

@@ -67,8 +67,7 @@ public enum Replay {
             }
             var o = options
             o.receiver.idleFlushMicros = max(o.receiver.idleFlushMicros, 1_000)
-            let tlog = TLogWriter.path(besideRecording: shownAs ?? path)
-            if FileManager.default.fileExists(atPath: tlog) {
+            if let tlog = TLogWriter.existing(forRecording: shownAs ?? path) {
                 o.replayTelemetryPath = tlog
                 Log.info("\(tlog): telemetry drawn in step with the pictures (o hides it)")
             }

@@ -79,7 +79,7 @@ final class WallTile {
         if let p = feed.pipeline { PresentationStamps.record(frame, metrics: p.metrics, latency: feed.latency) }
         presentedSinceStatus = true
         let t = frame.timing
-        if t.captureWallMicros > 0 && t.captureSource != .clockOffset {
+        if t.captureWallMicros > 0 && t.captureSource != .clockOffset && frame.replayEntry == nil {
             let presentedWall = Int64(bitPattern: presentedMicros) + MonotonicClock.wallMinusMonotonicMicros
             let millis = Double(presentedWall - Int64(clamping: t.captureWallMicros)) / 1000
             if millis >= 0 {

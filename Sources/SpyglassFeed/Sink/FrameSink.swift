@@ -144,7 +144,8 @@ public enum PresentationStamps {
         metrics.add(.framesShown)
         let t = frame.timing
         metrics.noteShown(atMicros: t.presentedMicros, completion: t.completion?.rawValue)
-        if t.captureWallMicros > 0 && t.captureSource != .clockOffset {
+        // A replayed picture was captured when it was recorded: its age now is no glass-to-glass.
+        if t.captureWallMicros > 0 && t.captureSource != .clockOffset && frame.replayEntry == nil {
             let presentedWall = Int64(bitPattern: t.presentedMicros) + MonotonicClock.wallMinusMonotonicMicros
             // Clamped, not reinterpreted: a stamp with its top bit set (a hostile sender) is no time.
             let capture = Int64(clamping: t.captureWallMicros)

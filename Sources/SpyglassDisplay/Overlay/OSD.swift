@@ -89,7 +89,7 @@ public struct OSD: Equatable, Sendable {
     /// autopilot's link quality (1 − SYS_STATUS.drop_rate_comm).
     private static func link(_ t: Telemetry) -> OverlayLine? {
         if let r = t.rssi?.value {
-            return OverlayLine("RSSI \(r)", r < 60 ? .bad : r < 100 ? .warning : .good)
+            return OverlayLine("RSSI \(r)/254", r < 60 ? .bad : r < 100 ? .warning : .good)
         }
         guard let q = t.linkQuality?.value else { return nil }
         return OverlayLine(String(format: "LQ %.0f%%", q * 100), q < 0.8 ? .bad : q < 0.95 ? .warning : .good)

@@ -1,3 +1,4 @@
+import Foundation
 import SpyglassTransport
 
 /// The telemetry gauges of `/metrics` (Prometheus text exposition 0.0.4), one series per feed
@@ -41,7 +42,8 @@ public enum TelemetryMetrics {
         var out = ""
         for g in gauges {
             out += "# HELP spyglass_telemetry_\(g.name) \(g.help)\n# TYPE spyglass_telemetry_\(g.name) gauge\n"
-            for f in feeds { if let v = g.value(f.telemetry) { out += "spyglass_telemetry_\(g.name){feed=\"\(MetricsExposition.escape(f.feed))\"} \(v)\n" } }
+            // Six significant digits: a MAVLink float's 5.2 reads 5.2, not 5.199999809265137.
+            for f in feeds { if let v = g.value(f.telemetry) { out += "spyglass_telemetry_\(g.name){feed=\"\(MetricsExposition.escape(f.feed))\"} \(String(format: "%.6g", v))\n" } }
         }
         out += "# HELP spyglass_telemetry_age_seconds Time since the latest MAVLink frame (NaN before one).\n# TYPE spyglass_telemetry_age_seconds gauge\n"
         for f in feeds {

@@ -69,7 +69,7 @@ public enum Replay {
             o.receiver.idleFlushMicros = max(o.receiver.idleFlushMicros, 1_000)
             if let tlog = TLogWriter.existing(forRecording: shownAs ?? path) {
                 o.replayTelemetryPath = tlog
-                Log.info("\(tlog): telemetry drawn in step with the pictures (o hides it)")
+                Log.info("\(tlog): telemetry drawn in step with the pictures" + (options.display == .sdl ? " (o hides it)" : ""))
             }
             return PlaySession(urls: [url], options: o).run(openedSource: source)
         } catch {

@@ -18,9 +18,10 @@ public enum TLog {
         -> [(utcMicros: UInt64, frame: MAVLinkFrame)] {
         let d = Array(bytes)
         var out: [(utcMicros: UInt64, frame: MAVLinkFrame)] = []
+        var parser = MAVLinkParser(dialect: dialect)
         var i = 0
         while i + 8 < d.count {
-            if let frame = frame(d, at: i + 8, dialect) {
+            if let frame = frame(d, at: i + 8, &parser) {
                 out.append((d[i..<(i + 8)].reduce(0) { $0 << 8 | UInt64($1) }, frame))
                 i += 8 + frame.raw.count
             } else {
@@ -30,12 +31,15 @@ public enum TLog {
         return out
     }
 
-    /// The frame whose first byte is `d[start]`, when the bytes there are exactly one good frame.
-    private static func frame(_ d: [UInt8], at start: Int, _ dialect: MAVLinkDialect) -> MAVLinkFrame? {
+    /// The frame whose first byte is `d[start]`, when `parser` finds the bytes there to be
+    /// exactly one good frame. The parser is left empty (a new one after a failure).
+    private static func frame(_ d: [UInt8], at start: Int, _ parser: inout MAVLinkParser) -> MAVLinkFrame? {
         guard let length = frameLength(d, at: start), start + length <= d.count else { return nil }
-        var parser = MAVLinkParser(dialect: dialect)
         let frames = parser.push(d[start..<(start + length)])
-        guard frames.count == 1, let f = frames.first, f.raw.count == length else { return nil }
+        guard frames.count == 1, let f = frames.first, f.raw.count == length, parser.bufferedByteCount == 0 else {
+            parser = MAVLinkParser(dialect: parser.dialect)
+            return nil
+        }
         return f
     }
 

@@ -2,7 +2,8 @@
 // (or anything). It is pushed whole, a byte at a time (a cut at every offset), and in pieces
 // whose sizes come from a generator seeded by the first byte; every cut must give the same
 // frames and counters, hold under 280 bytes, and account for every byte. The frames then feed
-// a Telemetry, and the input is read as a .tlog and the frames' own records read back.
+// a Telemetry, each must be judged the same alone, and the input is read as a .tlog and the
+// frames' own records read back.
 import SpyglassBitstream
 import SpyglassTransport
 import SpyglassPipeline
@@ -37,6 +38,7 @@ public func fuzzMAVLink(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     precondition(whole.0 == single.0 && whole.0 == pieces.0, "cuts changed the frames")
     precondition(whole.1 == single.1 && whole.1 == pieces.1, "cuts changed the counters")
+    precondition(whole.0.allSatisfy { MAVLinkParser.frame(exactly: $0.raw) == $0 }, "a frame alone judged differently")
     var telemetry = Telemetry()
     for (k, frame) in whole.0.enumerated() {
         telemetry.apply(frame, arrivalMicros: UInt64(k) * 1000)

@@ -74,6 +74,15 @@ public struct MAVLinkParser: Sendable {
         }
     }
 
+    /// The frame `bytes` are, judged as the parser judges a candidate, when they are exactly one
+    /// good frame (magic first, nothing after it); else nil. Nothing is rescanned.
+    public static func frame(exactly bytes: some Collection<UInt8>, dialect: MAVLinkDialect = .common) -> MAVLinkFrame? {
+        let b = Array(bytes)
+        guard let first = b.first, first == MAVLinkFrame.magicV2 || first == MAVLinkFrame.magicV1,
+              case .frame(let frame, _) = Candidate.examine(b, dialect), frame.raw.count == b.count else { return nil }
+        return frame
+    }
+
     /// The stream ended: the held candidate is counted as truncated and the bytes after its
     /// magic are scanned again (a whole frame may lie inside them).
     /// - Returns: the frames found there.

@@ -18,6 +18,12 @@ public enum MAVLinkCRC {
     /// The checksum of `bytes`, then `extra` (a message's CRC_EXTRA) when given.
     /// - Returns: the 16-bit CRC, sent little-endian after the payload.
     public static func checksum(_ bytes: some Sequence<UInt8>, extra: UInt8? = nil) -> UInt16 {
+        if let crc = bytes.withContiguousStorageIfAvailable({ checksum($0, extra: extra) }) { return crc }
+        return Array(bytes).withUnsafeBufferPointer { checksum($0, extra: extra) }
+    }
+
+    /// The checksum of contiguous bytes, then `extra` when given.
+    public static func checksum(_ bytes: UnsafeBufferPointer<UInt8>, extra: UInt8? = nil) -> UInt16 {
         var crc = initial
         for b in bytes { crc = accumulate(b, into: crc) }
         if let extra { crc = accumulate(extra, into: crc) }

@@ -51,18 +51,36 @@ public struct MAVLinkParser: Sendable {
     /// - Returns: the frames completed by them, in stream order.
     public mutating func push(_ bytes: some Collection<UInt8>) -> [MAVLinkFrame] {
         var frames: [MAVLinkFrame] = []
-        for byte in bytes {
+        let done: Void? = bytes.withContiguousStorageIfAvailable { push($0, into: &frames) }
+        if done == nil { Array(bytes).withUnsafeBufferPointer { push($0, into: &frames) } }
+        return frames
+    }
+
+    /// Skips to a magic byte while nothing is held, then hands the candidate as many bytes as
+    /// it needs before it can be judged again.
+    private mutating func push(_ b: UnsafeBufferPointer<UInt8>, into frames: inout [MAVLinkFrame]) {
+        var i = 0
+        while i < b.count {
             if pending.isEmpty {
-                guard byte == MAVLinkFrame.magicV2 || byte == MAVLinkFrame.magicV1 else {
-                    counters.bytesSkipped += 1
-                    continue
-                }
-                pending.reserveCapacity(MAVLinkFrame.maxLength)
+                let start = i
+                while i < b.count, b[i] != MAVLinkFrame.magicV2, b[i] != MAVLinkFrame.magicV1 { i += 1 }
+                counters.bytesSkipped += i - start
+                guard i < b.count else { return }
             }
-            pending.append(byte)
+            let n = min(b.count - i, max(1, needed - pending.count))
+            pending.append(contentsOf: UnsafeBufferPointer(rebasing: b[i..<(i + n)]))
+            i += n
             if pending.count >= needed { drain(into: &frames, atEnd: false) }
         }
-        return frames
+    }
+
+    /// The frame `bytes` are, judged as the parser judges a candidate, when they are exactly one
+    /// good frame (magic first, nothing after it); else nil. Nothing is rescanned.
+    public static func frame(exactly bytes: some Collection<UInt8>, dialect: MAVLinkDialect = .common) -> MAVLinkFrame? {
+        let b = Array(bytes)
+        guard let first = b.first, first == MAVLinkFrame.magicV2 || first == MAVLinkFrame.magicV1,
+              case .frame(let frame, _) = Candidate.examine(b, dialect), frame.raw.count == b.count else { return nil }
+        return frame
     }
 
     /// The stream ended: the held candidate is counted as truncated and the bytes after its
@@ -83,7 +101,7 @@ public struct MAVLinkParser: Sendable {
                 needed = n
                 return
             case .needs:
-                reject(\.truncatedFrames)
+                reject(.truncated)
             case .bad(let reason):
                 reject(reason)
             case .frame(let frame, let longer):
@@ -97,8 +115,8 @@ public struct MAVLinkParser: Sendable {
     }
 
     /// Counts a rejected candidate and drops its magic byte; the rest is scanned again.
-    private mutating func reject(_ reason: WritableKeyPath<Counters, Int>) {
-        counters[keyPath: reason] += 1
+    private mutating func reject(_ reason: Candidate.Reason) {
+        counters.count(reason)
         counters.bytesSkipped += 1
         pending.removeFirst()
         dropLeadingGarbage()

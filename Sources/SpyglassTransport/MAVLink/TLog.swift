@@ -10,9 +10,10 @@ public enum TLog {
 
     /// The records of a .tlog, in order.
     ///
-    /// A record counts when a ``MAVLinkParser`` finds exactly one frame filling its packet part
-    /// (right magic, length, CRC). Anything else (a damaged record, a truncated tail) is
-    /// stepped over a byte at a time until records line up again.
+    /// A record counts when its packet part, as long as its header claims, is exactly one good
+    /// frame to ``MAVLinkParser/frame(exactly:dialect:)`` (magic, flags, known id, CRC).
+    /// Anything else (a damaged record, a truncated tail) is stepped over a byte at a time until
+    /// records line up again: at most 280 bytes are checked at each offset.
     /// - Parameter dialect: the messages whose frames can be checked (default: common.xml).
     public static func read(_ bytes: some Collection<UInt8>, dialect: MAVLinkDialect = .common)
         -> [(utcMicros: UInt64, frame: MAVLinkFrame)] {
@@ -20,23 +21,15 @@ public enum TLog {
         var out: [(utcMicros: UInt64, frame: MAVLinkFrame)] = []
         var i = 0
         while i + 8 < d.count {
-            if let frame = frame(d, at: i + 8, dialect) {
+            if let length = frameLength(d, at: i + 8), i + 8 + length <= d.count,
+               let frame = MAVLinkParser.frame(exactly: d[(i + 8)..<(i + 8 + length)], dialect: dialect) {
                 out.append((d[i..<(i + 8)].reduce(0) { $0 << 8 | UInt64($1) }, frame))
-                i += 8 + frame.raw.count
+                i += 8 + length
             } else {
                 i += 1
             }
         }
         return out
-    }
-
-    /// The frame whose first byte is `d[start]`, when the bytes there are exactly one good frame.
-    private static func frame(_ d: [UInt8], at start: Int, _ dialect: MAVLinkDialect) -> MAVLinkFrame? {
-        guard let length = frameLength(d, at: start), start + length <= d.count else { return nil }
-        var parser = MAVLinkParser(dialect: dialect)
-        let frames = parser.push(d[start..<(start + length)])
-        guard frames.count == 1, let f = frames.first, f.raw.count == length else { return nil }
-        return f
     }
 
     /// The length a frame starting at `d[start]` claims (header, payload, CRC, signature), or

@@ -114,6 +114,16 @@ import TestSupport
         #expect(Self.accounted(ended, frames.dropLast()) == cut)
     }
 
+    @Test func aFrameAloneIsJudgedExactly() throws {
+        let frames = MAVLinkFixtures.frames(try MAVLinkFixtures.px4.get().bytes + MAVLinkFixtures.signed.get().bytes)
+        #expect(frames.allSatisfy { MAVLinkParser.frame(exactly: $0.raw) == $0 })
+        let f = try #require(frames.first)
+        #expect(MAVLinkParser.frame(exactly: f.raw + [0]) == nil, "a byte after it")
+        #expect(MAVLinkParser.frame(exactly: f.raw.dropLast()) == nil, "cut short")
+        #expect(MAVLinkParser.frame(exactly: [0] + f.raw) == nil, "a byte before it")
+        #expect(MAVLinkParser.frame(exactly: []) == nil)
+    }
+
     /// A whole frame hidden inside a candidate that never completes is found at the end.
     @Test func finishRescansTheHeldBytes() throws {
         let heartbeat = try #require(MAVLinkFixtures.frames(try MAVLinkFixtures.px4.get().bytes).first)

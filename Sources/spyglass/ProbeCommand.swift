@@ -57,9 +57,8 @@ struct ProbeArguments {
 /// `spyglass probe`: parses the arguments, runs ``ProbeRun``, prints what it saw.
 func runProbe(_ argv: [String]) throws -> Int32 {
     let args = try ProbeArguments(argv)
-    let telemetry = try args.mavlink.map(TelemetryProbe.init)
+    let telemetry = try args.mavlink.map { try TelemetryProbe(endpoint: $0, duration: args.duration) }
     guard !args.sourceText.isEmpty else {
-        Thread.sleep(forTimeInterval: args.duration)
         print(try ProbeOutput.text(nil, telemetry: telemetry, json: args.json))
         return 0
     }

@@ -64,11 +64,17 @@ public struct OSD: Equatable, Sendable {
         if let s = t.statusText, now - min(now, s.arrivalMicros) < statusTextMicros {
             o.statusText = line(s.value.text, s.value.severity <= 4 ? .bad : .plain)
         }
-        o.heading = t.heading.map { Int($0.value.rounded()) % 360 }
-        o.roll = t.roll.map { Int(($0.value * 180 / .pi).rounded()) }
-        o.pitch = t.pitch.map { Int(($0.value * 180 / .pi).rounded()) }
+        o.heading = t.heading.flatMap { wholeDegrees($0.value).map { ($0 % 360 + 360) % 360 } }
+        o.roll = t.roll.flatMap { wholeDegrees($0.value * 180 / .pi) }
+        o.pitch = t.pitch.flatMap { wholeDegrees($0.value * 180 / .pi) }
         if dim { o.stale = OverlayLine(String(format: "TELEMETRY %.1f s OLD", Double(age / 100_000) / 10), .bad) }
         return o
+    }
+
+    /// Degrees rounded to a whole number; nil for a value that is not finite or past ±100,000°
+    /// (the parser's ``Telemetry`` drops those already; a display never traps on one).
+    static func wholeDegrees(_ d: Double) -> Int? {
+        d.isFinite && abs(d) < 100_000 ? Int(d.rounded()) : nil
     }
 
     /// A wall tile's compact form: mode, altitude, battery and link on one line each.

@@ -22,12 +22,35 @@ public final class TLogReplay: TelemetryFeed {
     }
     private let cursor = Mutex(Cursor())
 
-    /// Reads the whole `.tlog` (damaged records stepped over).
-    /// - Throws: ``SourceError/open(_:)`` when it cannot be read.
+    /// The largest `.tlog` a replay draws from (64 MiB: hours of a real vehicle's telemetry; a
+    /// flood's log is not drawn).
+    public static let maxBytes = 64 << 20
+
+    /// Reads the `.tlog` (damaged records stepped over), keeping the messages the OSD draws.
+    /// - Throws: ``SourceError/open(_:)`` when it is not a readable regular file, is larger than
+    ///   ``maxBytes``, or holds no MAVLink frame.
     public init(path: String) throws {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        guard attributes?[.type] as? FileAttributeType == .typeRegular, let size = attributes?[.size] as? Int else {
+            throw SourceError.open("\(path): not a readable file")
+        }
+        guard size <= Self.maxBytes else { throw SourceError.open("\(path): \(size >> 20) MiB, more than the \(Self.maxBytes >> 20) MiB a replay draws from") }
         guard let data = FileManager.default.contents(atPath: path) else { throw SourceError.open("\(path): cannot read it") }
         self.path = path
-        records = TLog.read([UInt8](data)).sorted { $0.utcMicros < $1.utcMicros }
+        let drawn: Set<UInt32> = [0, 1, 24, 30, 33, 74, 109, 147, 242, 253]
+        records = TLog.read([UInt8](data)).compactMap { r in
+            guard drawn.contains(r.frame.messageID) else { return nil }
+            var f = r.frame
+            f.raw = []   // the OSD needs the decoded payload only
+            return (r.utcMicros, f)
+        }.sorted { $0.utcMicros < $1.utcMicros }
+        guard !records.isEmpty else { throw SourceError.open("\(path): no MAVLink frame in it") }
+    }
+
+    /// True when the log's time overlaps `span` (µs since the epoch), give or take 5 s.
+    public func overlaps(_ span: ClosedRange<UInt64>) -> Bool {
+        guard let mine = self.span else { return false }
+        return mine.lowerBound <= span.upperBound + 5_000_000 && span.lowerBound <= mine.upperBound + 5_000_000
     }
 
     /// Frames in the log.

@@ -42,6 +42,9 @@ public final class TLogWriter: Sendable {
         return FileManager.default.fileExists(atPath: split) ? split : nil
     }
 
+    /// A write failed (a full disk): the log stopped there.
+    public var failed: Bool { fd.withLock { $0 == -2 } }
+
     /// Appends one record; after a failed write, nothing more.
     public func append(_ record: [UInt8]) {
         fd.withLock { fd in
@@ -50,7 +53,7 @@ public final class TLogWriter: Sendable {
             if n != record.count {
                 Log.error("\(path): \(n < 0 ? String(cString: strerror(errno)) : "short write"): telemetry log stopped")
                 Glibc.close(fd)
-                fd = -1
+                fd = -2
             }
         }
     }
@@ -58,8 +61,10 @@ public final class TLogWriter: Sendable {
     /// Closes the file (once; later calls and appends do nothing).
     public func close() {
         fd.withLock { fd in
-            if fd >= 0 { Glibc.close(fd) }
-            fd = -1
+            if fd >= 0 {
+                Glibc.close(fd)
+                fd = -1
+            }
         }
     }
 

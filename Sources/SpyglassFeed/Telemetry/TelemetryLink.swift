@@ -70,6 +70,8 @@ public final class TelemetryLink: TelemetryFeed {
 
     /// The `.tlog` being written, if any.
     public var tlogPath: String? { tlog?.path }
+    /// The `.tlog` stopped on a failed write (a full disk).
+    public var tlogFailed: Bool { tlog?.failed ?? false }
 
     /// Starts the link's thread (once).
     public func start() {
@@ -109,7 +111,11 @@ public final class TelemetryLink: TelemetryFeed {
             do {
                 let bytes = try open.read(timeoutMillis: 100)
                 if !bytes.isEmpty {
-                    take(parser.push(bytes), parser.counters, arrivalMicros: MonotonicClock.nowMicros())
+                    var frames = parser.push(bytes)
+                    // A datagram holds whole frames (MAVLink over UDP): one cut short is a counted
+                    // drop at once, not bytes held until later datagrams complete it wrongly.
+                    if case .serial = endpoint {} else { frames += parser.finish() }
+                    take(frames, parser.counters, arrivalMicros: MonotonicClock.nowMicros())
                     backoffMillis = 100
                 }
             } catch {

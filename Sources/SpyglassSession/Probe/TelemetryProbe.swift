@@ -11,10 +11,13 @@ public final class TelemetryProbe {
     private let link: TelemetryLink
     private let started = Date()
 
-    /// Opens the endpoint and starts listening.
+    private let duration: Double
+
+    /// Opens the endpoint and starts listening for `duration` seconds.
     /// - Throws: ``SourceError/open(_:)`` when it cannot be opened (port in use, no device).
-    public init(endpoint: MAVLinkEndpoint) throws {
+    public init(endpoint: MAVLinkEndpoint, duration: Double) throws {
         link = try TelemetryLink(endpoint: endpoint, tlogPath: nil)
+        self.duration = duration
         link.start()
     }
 
@@ -25,20 +28,24 @@ public final class TelemetryProbe {
         public var systemID: Int?, componentID: Int?
         public var autopilot: String?, vehicleType: String?, mode: String?
         public var armed: Bool?
-        /// Messages a second, by name (a message that came once: nil rate, left out).
+        /// Messages a second over the listening time, by name.
         public var messageRates: [String: Double]
         public var framesGood: Int, crcErrors: Int, unknownMessages: Int, bytesSkipped: Int, otherVehicleFrames: Int
     }
 
     /// Stops listening and returns the summary: lines in probe's layout, and the report.
+    /// Waits out the rest of the duration first (a file beside it is read in less).
     public func finish() -> (lines: [String], report: Report) {
+        let left = duration - Date().timeIntervalSince(started)
+        if left > 0 { Thread.sleep(forTimeInterval: left) }
         link.stop()
         let t = link.telemetry, c = link.counters
         let seconds = Date().timeIntervalSince(started)
         var lines = [String(format: "mavlink               %@, %.1f s", link.endpoint.description, seconds)]
-        lines.append("  vehicle             " + Self.vehicle(t))
+        lines.append("  vehicle             " + Self.vehicle(t) + (t.systemID == nil && t.framesBeforeLock > 0 ? " (\(t.framesBeforeLock) frames came without one)" : ""))
+        // Over the whole listening time: a burst of three in one datagram is not 100,000 a second.
         let rates = t.messageStats.sorted { $0.key < $1.key }.map { id, s in
-            "\(Self.messageName(id)) " + (s.rate.map { String(format: "%.1f/s", $0) } ?? "\(s.count)×")
+            "\(Self.messageName(id)) " + (s.count > 1 ? String(format: "%.1f/s", Double(s.count) / seconds) : "1×")
         }
         lines.append("  messages            " + (rates.isEmpty ? "none" : rates.joined(separator: ", ")))
         lines.append("  errors              \(c.crcErrors) CRC errors, \(c.unknownMessages) unknown messages, \(c.bytesSkipped) bytes skipped"
@@ -47,7 +54,7 @@ public final class TelemetryProbe {
         let report = Report(endpoint: link.endpoint.description, seconds: seconds, systemID: t.systemID.map(Int.init),
                             componentID: t.componentID.map(Int.init), autopilot: t.autopilot.map { Self.autopilotName($0.value) },
                             vehicleType: t.vehicleType.map { Self.typeName($0.value) }, mode: t.modeName?.value, armed: t.armed?.value,
-                            messageRates: Dictionary(uniqueKeysWithValues: t.messageStats.compactMap { id, s in s.rate.map { (Self.messageName(id), $0) } }),
+                            messageRates: Dictionary(uniqueKeysWithValues: t.messageStats.map { id, s in (Self.messageName(id), Double(s.count) / seconds) }),
                             framesGood: c.framesGood, crcErrors: c.crcErrors, unknownMessages: c.unknownMessages,
                             bytesSkipped: c.bytesSkipped, otherVehicleFrames: t.otherVehicleFrames)
         return (lines, report)

@@ -68,7 +68,7 @@ public final class PlayFeed {
         telemetry = try options.mavlink.map {
             try TelemetryLink(endpoint: $0, tlogPath: flight != nil ? record.map(TLogWriter.path(besideRecording:)) : nil)
         }
-        telemetryReplay = try options.replayTelemetryPath.map { try TLogReplay(path: $0) }
+        telemetryReplay = options.replayTelemetry
         flight?.telemetry = telemetry
         let slot = windowed ? FrameSlot() : nil
         self.slot = slot
@@ -213,9 +213,12 @@ public final class PlayFeed {
              tm.modeName.map { "last mode \($0.value)" }].compactMap { $0 }.joined(separator: ", ")
         } ?? (t.problem.map { "no vehicle heard (\($0))" } ?? "no vehicle heard")
         var line = "mavlink \(t.endpoint): \(vehicle); \(c.framesGood) frames, \(c.crcErrors) CRC errors, \(c.unknownMessages) unknown messages"
-        if tm.otherVehicleFrames > 0 { line += ", \(tm.otherVehicleFrames) from another vehicle" }
+        let drops = [(c.truncatedFrames, "truncated"), (c.badLengths, "with a bad length"), (c.badIncompatFlags, "with unknown flags"),
+                     (c.bytesSkipped, "bytes skipped"), (tm.otherVehicleFrames, "from another vehicle"),
+                     (tm.framesBeforeLock, "before any autopilot HEARTBEAT (not shown)"), (tm.implausibleValues, "impossible values dropped")]
+        for (n, what) in drops where n > 0 { line += ", \(n) \(what)" }
         if t.reconnects > 0 { line += ", reopened \(t.reconnects) times" }
-        if let path = t.tlogPath { line += "; telemetry log \(path)" }
+        if let path = t.tlogPath { line += t.tlogFailed ? "; telemetry log \(path) stopped at a failed write" : "; telemetry log \(path)" }
         return line
     }
 

@@ -24,7 +24,7 @@ public struct PlayOptions: Sendable {
     /// `--bundle-seconds S`: how much a bug bundle keeps (30 s).
     public var bundleSeconds = 30.0
     /// A replay's `.tlog` (found beside the recording): the OSD from it, in step with the pictures.
-    public var replayTelemetryPath: String?
+    public var replayTelemetry: TLogReplay?
     /// `--snapshot FILE`: the whole window as it was when it closed, as PPM (RGB24).
     public var snapshotPath: String?
 

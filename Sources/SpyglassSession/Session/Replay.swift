@@ -67,14 +67,30 @@ public enum Replay {
             }
             var o = options
             o.receiver.idleFlushMicros = max(o.receiver.idleFlushMicros, 1_000)
-            if let tlog = TLogWriter.existing(forRecording: shownAs ?? path) {
-                o.replayTelemetryPath = tlog
-                Log.info("\(tlog): telemetry drawn in step with the pictures" + (options.display == .sdl ? " (o hides it)" : ""))
-            }
+            o.replayTelemetry = telemetry(beside: shownAs ?? path, of: source, drawn: options.display == .sdl)
             return PlaySession(urls: [url], options: o).run(openedSource: source)
         } catch {
             Log.error("\(error)")
             return 1
+        }
+    }
+
+    /// The `.tlog` beside a recording, when it can be drawn in step with it: read, not too large,
+    /// and of the same time as the recording's pictures; otherwise one line says why not.
+    static func telemetry(beside recording: String, of source: RecordingSource, drawn: Bool) -> TLogReplay? {
+        guard let path = TLogWriter.existing(forRecording: recording) else { return nil }
+        let walls = source.index.entries.map(\.wallMicros).filter { $0 > 0 }
+        do {
+            let log = try TLogReplay(path: path)
+            if let first = walls.min(), let last = walls.max(), !log.overlaps(first...last) {
+                Log.info("\(path): from another time than the recording's pictures: no OSD")
+                return nil
+            }
+            Log.info("\(path): telemetry drawn in step with the pictures" + (drawn ? " (o hides it)" : ""))
+            return log
+        } catch {
+            Log.info("\(error): no OSD")
+            return nil
         }
     }
 

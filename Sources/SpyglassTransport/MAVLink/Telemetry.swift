@@ -66,6 +66,12 @@ public struct Telemetry: Sendable {
     public internal(set) var messageStats: [UInt32: MessageStats] = [:]
     /// Frames of other systems (not applied), and frames before a vehicle's HEARTBEAT locked one.
     public internal(set) var otherVehicleFrames = 0, framesBeforeLock = 0
+    /// Values dropped as impossible (a NaN or infinite float, a latitude past 90°, a battery over
+    /// 100 %, an attitude past ±180°): the message's other fields are kept.
+    public internal(set) var implausibleValues = 0
+    /// Systems that sent a flight controller's HEARTBEAT (a RADIO_STATUS from one of them, other
+    /// than the vehicle followed, is another vehicle's).
+    var autopilotSystems: Set<UInt8> = []
     /// Arrivals of the first and the latest armed HEARTBEAT.
     public internal(set) var firstArmedMicros: UInt64?, lastArmedMicros: UInt64?
 

@@ -44,3 +44,33 @@ import Testing
         #expect(o.heading == 90 && o.stale == nil)
     }
 }
+
+/// Impossible values from a vehicle (a broken sensor, a hostile sender) are dropped and counted,
+/// never drawn and never a trap: NaN and infinite floats, a latitude past 90°, a heading of -1.
+@Suite struct ImplausibleTelemetryTests {
+    static func frame(_ id: UInt32, _ payload: [UInt8]) -> MAVLinkFrame {
+        MAVLinkFrame(version: 2, sequence: 0, systemID: 1, componentID: 1, messageID: id, payload: payload, signed: false, raw: [])
+    }
+    static func f32(_ f: Float) -> [UInt8] { withUnsafeBytes(of: f.bitPattern.littleEndian, Array.init) }
+    static func i32(_ v: Int32) -> [UInt8] { withUnsafeBytes(of: v.littleEndian, Array.init) }
+    /// An ArduCopter quad's HEARTBEAT (common.xml message 0): LOITER, armed.
+    static let heartbeat = frame(0, [5, 0, 0, 0, 2, 3, 0x81 | 0x10, 4, 3])
+
+    @Test func nanAndInfinityAreDroppedAndCounted() {
+        var t = Telemetry()
+        t.apply(Self.heartbeat, arrivalMicros: 1)
+        // ATTITUDE (message 30): time_boot_ms, then roll, pitch, yaw and their rates.
+        t.apply(Self.frame(30, [0, 0, 0, 0] + Self.f32(.nan) + Self.f32(.infinity) + Self.f32(1e38) + Array(repeating: 0, count: 12)), arrivalMicros: 2)
+        // VFR_HUD (message 74): airspeed, groundspeed, alt, climb, then heading (int16) and throttle.
+        t.apply(Self.frame(74, Self.f32(1) + Self.f32(-.infinity) + Self.f32(10) + Self.f32(.nan) + [0xFF, 0xFF, 0, 0]), arrivalMicros: 3)
+        // GLOBAL_POSITION_INT (message 33): time_boot_ms, lat, lon (1e-7°), alt, relative_alt (mm), …
+        t.apply(Self.frame(33, [0, 0, 0, 0] + Self.i32(Int32.max) + Self.i32(85_000_000) + Self.i32(500_000) + Self.i32(42_500)
+                             + Array(repeating: 0, count: 8)), arrivalMicros: 4)
+        #expect(t.roll == nil && t.pitch == nil && t.groundSpeed == nil && t.climb == nil && t.heading == nil && t.position == nil)
+        #expect(t.implausibleValues == 6, "\(t.implausibleValues)")
+        #expect(t.altitudeAboveHome?.value == 42.5, "the message's possible fields are kept")
+        let o = OSD.of(t, nowMicros: 5)
+        #expect(o.roll == nil && o.heading == nil && o.speed == nil && o.altitude?.text == "ALT 42.5 m")
+        #expect(OSD.wholeDegrees(.nan) == nil && OSD.wholeDegrees(-.infinity) == nil && OSD.wholeDegrees(1e300) == nil)
+    }
+}

@@ -41,9 +41,14 @@ public enum MAVLinkEndpoint: Hashable, Sendable, CustomStringConvertible {
     }
 
     private static func hostPort(_ rest: String, _ text: String, _ forms: String) throws -> (String?, UInt16) {
-        let hostPort = rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-        guard let colon = hostPort.lastIndex(of: ":"), let port = UInt16(hostPort[hostPort.index(after: colon)...]), port > 0 else {
+        let parts = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        if parts.count > 1 { throw SourceError.open("--mavlink \(text): a UDP endpoint takes no options (?\(parts[1]))") }
+        let hostPort = parts[0].split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        guard let colon = hostPort.lastIndex(of: ":"), !hostPort[hostPort.index(after: colon)...].isEmpty else {
             throw SourceError.open("--mavlink \(text): no port (\(forms))")
+        }
+        guard let port = UInt16(hostPort[hostPort.index(after: colon)...]), port > 0 else {
+            throw SourceError.open("--mavlink \(text): the port must be 1-65535")
         }
         let host = String(hostPort[..<colon]).trimmingCharacters(in: ["[", "]"])
         return (host.isEmpty ? nil : host, port)

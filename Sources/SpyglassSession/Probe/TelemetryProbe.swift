@@ -51,13 +51,20 @@ public final class TelemetryProbe {
         lines.append("  errors              \(c.crcErrors) CRC errors, \(c.unknownMessages) unknown messages, \(c.bytesSkipped) bytes skipped"
                      + ", \(c.framesGood) frames good; \(t.otherVehicleFrames) frames from another vehicle")
         if t.systemID == nil, case .udpOut = link.endpoint { lines.append("  hint                nothing answered the heartbeats sent there: is a router listening?") }
-        let report = Report(endpoint: link.endpoint.description, seconds: seconds, systemID: t.systemID.map(Int.init),
-                            componentID: t.componentID.map(Int.init), autopilot: t.autopilot.map { Self.autopilotName($0.value) },
-                            vehicleType: t.vehicleType.map { Self.typeName($0.value) }, mode: t.modeName?.value, armed: t.armed?.value,
-                            messageRates: Dictionary(uniqueKeysWithValues: t.messageStats.map { id, s in (Self.messageName(id), Double(s.count) / seconds) }),
-                            framesGood: c.framesGood, crcErrors: c.crcErrors, unknownMessages: c.unknownMessages,
-                            bytesSkipped: c.bytesSkipped, otherVehicleFrames: t.otherVehicleFrames)
+        let report = Self.report(link, seconds: seconds)
         return (lines, report)
+    }
+
+    /// A link's summary as JSON wants it (`probe --json`'s `mavlink`, `--summary`'s `mavlink`).
+    /// - Parameter seconds: how long it listened (the rates' time).
+    public static func report(_ link: TelemetryLink, seconds: Double) -> Report {
+        let t = link.telemetry, c = link.counters
+        return Report(endpoint: link.endpoint.description, seconds: seconds, systemID: t.systemID.map(Int.init),
+                      componentID: t.componentID.map(Int.init), autopilot: t.autopilot.map { autopilotName($0.value) },
+                      vehicleType: t.vehicleType.map { typeName($0.value) }, mode: t.modeName?.value, armed: t.armed?.value,
+                      messageRates: Dictionary(uniqueKeysWithValues: t.messageStats.map { id, s in (messageName(id), Double(s.count) / max(seconds, 0.001)) }),
+                      framesGood: c.framesGood, crcErrors: c.crcErrors, unknownMessages: c.unknownMessages,
+                      bytesSkipped: c.bytesSkipped, otherVehicleFrames: t.otherVehicleFrames)
     }
 
     private static func vehicle(_ t: Telemetry) -> String {

@@ -178,9 +178,7 @@ public final class PlayFeed {
         let summary = pipeline.summary
         writeStandardError(summary.line(name: name) + "\n")
         if let path = paths.summary {
-            let enc = JSONEncoder()
-            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-            if !Self.writeFully(path, (try? enc.encode(summary)) ?? Data()) { status = 1 }
+            if !Self.writeFully(path, Self.summaryJSON(summary, telemetry: telemetry)) { status = 1 }
         }
         if let r = latency, r.writeFailed {
             Log.error("\(paths.latency ?? ""): write failed: \(r.writeError ?? "")")
@@ -193,6 +191,18 @@ public final class PlayFeed {
             return 1
         }
         return status
+    }
+
+    /// `--summary`'s JSON: the feed's summary, with a `mavlink` member (``TelemetryProbe/Report``)
+    /// when the feed had a MAVLink input.
+    static func summaryJSON(_ summary: FeedSummary, telemetry: TelemetryLink?) -> Data {
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+        guard let data = try? enc.encode(summary) else { return Data() }
+        guard let t = telemetry, var object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+              let link = try? JSONSerialization.jsonObject(with: enc.encode(TelemetryProbe.report(t, seconds: summary.durationSeconds))) else { return data }
+        object["mavlink"] = link
+        return (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? data
     }
 
     /// `--bundle DIR`: writes a bug bundle of what arrived last (``BugBundle``); says where, or why not.

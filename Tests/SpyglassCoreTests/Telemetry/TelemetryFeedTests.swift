@@ -26,7 +26,8 @@ import Glibc
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flight-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let player = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(video)", "--display", "none",
-            "--mavlink", mavlinkURL(mav), "--metrics", "127.0.0.1:\(http)", "--record", "\(dir)/flight", "--timeout", "2"])
+            "--mavlink", mavlinkURL(mav), "--metrics", "127.0.0.1:\(http)", "--record", "\(dir)/flight", "--timeout", "2",
+            "--summary", "\(dir)/summary.json"])
         try #require(Wait.until { Fixtures.udpPortIsBound(video) && Fixtures.tcpPortIsListening(http) }, "spyglass listens")
         let sender = try Fixtures.start(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(video)", "--duration", "6", "--size", "320x240"])
         let flight = try Fixtures.start(python, [vehicle, "--to", vehicleTo(mav), "--duration", "5"] + vehicleArgs)
@@ -78,6 +79,10 @@ import Glibc
         #expect(t.count > 100 && t.ordered, "\(t)")
         #expect(t.last - t.first > 4 && t.last - t.first < 6, "the .tlog lasts as long as the 5 s flight: \(t)")
         #expect(f.err.contains("mavlink udp://127.0.0.1:") && f.err.contains("0 CRC errors"), "\(f.err)")
+        let summary = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(f.dir)/summary.json"))) as? [String: Any]
+        let mavlink = summary?["mavlink"] as? [String: Any]
+        #expect(mavlink?["mode"] as? String == "LOITER" && mavlink?["autopilot"] as? String == "ArduPilot" && (mavlink?["framesGood"] as? Int ?? 0) > 100,
+                "--summary names the vehicle: \(mavlink ?? [:])")
         // The recording's subtitle track carries the vehicle's state with each picture.
         let cues = try ContainerRecorderTests.captions("\(f.dir)/flight.mkv")
         #expect(cues.contains { $0.contains("LOITER ARMED · ALT 4") && $0.contains("BAT 15.8 V 76%") }, "\(cues.suffix(2))")

@@ -31,6 +31,10 @@ final class WallSurface {
     }
     /// More lines than this (a stall's age counts up) and the cache starts again.
     private static let textCacheLimit = 256
+    /// Nor more pixels than this (1 MiB of 32-bit text): a stall's reason counting datagrams or
+    /// a wall of ages renders a new line often, and 256 wide lines held 8 MiB.
+    private static let textCachePixelLimit = 256 << 10
+    private var textCachePixels = 0
     /// The smallest text height, pixels (a wall's small tiles).
     static let fontPixels: Int32 = 15
 
@@ -162,11 +166,13 @@ final class WallSurface {
         let key = TextKey(line: line, rgb: UInt32(colour.r) << 16 | UInt32(colour.g) << 8 | UInt32(colour.b), pixels: pixels)
         if let t = textCache[key] { return t }
         guard let font = font(pixels), let t = TTF_RenderUTF8_Blended(font, line, SDL_Color(r: colour.r, g: colour.g, b: colour.b, a: 255)) else { return nil }
-        if textCache.count >= Self.textCacheLimit {
+        if textCache.count >= Self.textCacheLimit || textCachePixels + Int(t.pointee.w * t.pointee.h) > Self.textCachePixelLimit {
             for old in textCache.values { SDL_FreeSurface(old) }
             textCache.removeAll()
+            textCachePixels = 0
         }
         textCache[key] = t
+        textCachePixels += Int(t.pointee.w * t.pointee.h)
         return t
     }
 

@@ -114,16 +114,17 @@ import Glibc
 
     /// `spyglass play` of a GStreamer camera (videotestsrc, x264enc, rtpbin with RTCP) with no SEI:
     /// the latency log says `rtcp` for the pictures after the first sender report, with a
-    /// glass-to-glass figure, and the summary counts the reports.
+    /// glass-to-glass figure, and the summary counts the reports. (10 s of pictures: rtpbin's
+    /// first report comes at a random point of its 5 s interval; 5 s missed it once under load.)
     @Test(.enabled(if: available, "GStreamer is not installed: run tools/setup"))
     func theLatencyLogSaysRTCPForACameraWithoutSEI() throws {
         let port = try Sender.freeUDPPort()
         let csv = FileManager.default.temporaryDirectory.appendingPathComponent("rtcp-\(getpid()).csv").path
         let play = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(port)", "--display", "none",
-                                                                "--frames", "150", "--timeout", "5", "--latency-log", csv])
+                                                                "--frames", "300", "--timeout", "5", "--latency-log", csv])
         try #require(Wait.until { Fixtures.udpPortIsBound(port) }, "the receiver listens")
         let gstreamer = try Fixtures.start(Self.gst, ["-q", "rtpbin", "name=rb", "rtcp-sync-send-time=false",
-            "videotestsrc", "is-live=true", "num-buffers=300", "pattern=ball", "!", "video/x-raw,width=320,height=240,framerate=30/1",
+            "videotestsrc", "is-live=true", "num-buffers=450", "pattern=ball", "!", "video/x-raw,width=320,height=240,framerate=30/1",
             "!", "x264enc", "tune=zerolatency", "speed-preset=ultrafast", "key-int-max=15", "!", "rtph264pay", "pt=96", "config-interval=-1",
             "!", "rb.send_rtp_sink_0",
             "rb.send_rtp_src_0", "!", "udpsink", "host=127.0.0.1", "port=\(port)", "sync=false", "async=false",

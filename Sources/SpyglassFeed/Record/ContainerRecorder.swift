@@ -72,7 +72,6 @@ public final class ContainerRecorder: FlightRecorder {
     private var pending: (au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64)?
     private var fileStartMicros: UInt64 = 0
     private var firstStamp: UInt64?
-    private var lastPTS: Int64 = -1
     private var captureMinusWall: Int64?
     private let syncer = FileSyncer()
 
@@ -101,9 +100,7 @@ public final class ContainerRecorder: FlightRecorder {
     public func record(_ au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64) -> Bool {
         guard error == nil else { return false }
         if let p = pending {
-            // Its caption lasts until this one arrived (at most a second).
-            let gap = wallMicros > p.wallMicros ? min(wallMicros - p.wallMicros, 1_000_000) : 33_333
-            guard write(p.au, store: p.store, wallMicros: p.wallMicros, shownMicros: gap) else { return false }
+            guard write(p.au, store: p.store, wallMicros: p.wallMicros) else { return false }
         }
         pending = (au, store, wallMicros)
         return true
@@ -119,20 +116,25 @@ public final class ContainerRecorder: FlightRecorder {
     }
 
     public func close() {
-        if let p = pending, error == nil { _ = write(p.au, store: p.store, wallMicros: p.wallMicros, shownMicros: 33_333) }
+        if let p = pending, error == nil { _ = write(p.au, store: p.store, wallMicros: p.wallMicros) }
         pending = nil
+        if error == nil { _ = finishFile() }
         closeFile()
         syncer.state.withLock { $0.stop = true }
     }
 
-    /// Muxes one access unit, opening (or rotating to) a file at a random access point, and its
-    /// caption (``caption(_:wallMicros:)``) for `shownMicros`.
-    private func write(_ au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64, shownMicros: UInt64) -> Bool {
+    /// Muxes one access unit, opening (or rotating to) a file at a random access point, with its
+    /// caption (``caption(_:wallMicros:)``) and KLV, once ``PresentationStamper`` has stamped it.
+    private func write(_ au: AccessUnit, store: ParameterSetStore, wallMicros: UInt64) -> Bool {
         let startsClean = au.isRandomAccessPoint || au.recoveryFrameCount != nil
-        if writer != nil && startsClean && needsRotation(au) { closeFile() }
+        if writer != nil && startsClean && needsRotation(au) {
+            guard finishFile() else { return false }
+            closeFile()
+        }
         if writer != nil && au.codec != fileCodec {
             // A container's track has one codec: a sender that changed codec goes on in a new file.
             Log.info("the stream changed from \(fileCodec.map { "\($0)" } ?? "?") to \(au.codec): recording goes on in a new file")
+            guard finishFile() else { return false }
             closeFile()
         }
         if writer == nil {
@@ -141,26 +143,64 @@ public final class ContainerRecorder: FlightRecorder {
             guard startsClean || (files.isEmpty && store.latestFormat != nil) else { return true }
             guard openFile(au, store: store, wallMicros: wallMicros) else { return false }
         }
-        guard let writer else { return false }
         let data = au.annexB(prefix: au.hasParameterSets ? [] : (accessUnitsInFile == 0 ? store.allUnits : []))
+        // MPEG-TS: the KLV local set again, with the picture it came with.
+        let klv = unwrittenKLV.map { UASLocalSet.encode($0) }
+        unwrittenKLV = nil
+        stamper.declare(reorderDepth: PictureOrderCounter.reorderDepth(of: au, store: store))
+        let picture = Picture(data: data, keyframe: au.isRandomAccessPoint, caption: caption(au, wallMicros: wallMicros), klv: klv)
+        let stamped = stamper.push(picture, order: pictureOrder.order(of: au, store: store),
+                                   sourceMicros: stamp(au, wallMicros: wallMicros), atCapture: au.captureWallMicros != nil)
+        accessUnits += 1
+        accessUnitsInFile += 1
+        bytes += data.count
+        return mux(stamped, final: false)
+    }
+    private var accessUnitsInFile = 0
+
+    /// An access unit waiting in ``stamper`` for its time stamps, with what goes beside it.
+    struct Picture {
+        let data: [UInt8]
+        let keyframe: Bool
+        let caption: String
+        let klv: [UInt8]?
+    }
+    private var stamper = PresentationStamper<Picture>(reorderDepth: 0)
+    private var pictureOrder = PictureOrderCounter()
+    /// The newest caption in output order, written when the next picture's pts ends it.
+    private var heldCaption: (text: String, pts: Int64)?
+
+    /// Writes stamped access units (decode order) and the captions of the pictures now in
+    /// output order, each lasting until the next one's pts (at most a second); `final` writes the
+    /// last caption too, for a frame interval.
+    private func mux(_ stamped: [PresentationStamper<Picture>.Stamped], final: Bool) -> Bool {
+        guard let writer else { return false }
         do {
-            let micros = stamp(au, wallMicros: wallMicros)
-            try writer.write(data, micros: micros, keyframe: au.isRandomAccessPoint)
-            try writer.writeCaption(caption(au, wallMicros: wallMicros), micros: micros, durationMicros: Int64(shownMicros))
-            if let m = unwrittenKLV {
-                // MPEG-TS: the local set again, with the picture it came with (its own time stamp kept).
-                try writer.writeKLV(UASLocalSet.encode(m), micros: micros)
-                unwrittenKLV = nil
+            for s in stamped {
+                try writer.write(s.payload.data, ptsMicros: s.pts, dtsMicros: s.dts, keyframe: s.payload.keyframe)
+                if let klv = s.payload.klv { try writer.writeKLV(klv, micros: s.dts) }
+            }
+            for p in stamper.takePresented() {
+                if let held = heldCaption {
+                    try writer.writeCaption(held.text, micros: held.pts, durationMicros: min(max(p.pts - held.pts, 1), 1_000_000))
+                }
+                heldCaption = (p.payload.caption, p.pts)
+            }
+            if final, let held = heldCaption {
+                try writer.writeCaption(held.text, micros: held.pts, durationMicros: 33_333)
+                heldCaption = nil
             }
         } catch {
             return fail("\(error)")
         }
-        accessUnits += 1
-        accessUnitsInFile += 1
-        bytes += data.count
         return true
     }
-    private var accessUnitsInFile = 0
+
+    /// Stamps and writes what the stamper still holds: the file is about to close.
+    private func finishFile() -> Bool {
+        guard writer != nil else { return true }
+        return mux(stamper.flush(), final: true)
+    }
 
     /// The picture's caption: its capture time (else its arrival), UTC to the millisecond, how
     /// long it took from capture to arrival where the stream says when it was captured, and the
@@ -182,9 +222,10 @@ public final class ContainerRecorder: FlightRecorder {
         unwrittenKLV = metadata
     }
 
-    /// The access unit's time stamp, µs from the file's first: its capture time, else its
+    /// The access unit's source time, µs from the file's first: its capture time, else its
     /// arrival shifted by the last capture-to-arrival difference seen (so a stream that only
-    /// sometimes carries capture times does not jump between clocks), never going back.
+    /// sometimes carries capture times does not jump between clocks), never before the first
+    /// (``PresentationStamper`` puts them in order).
     private func stamp(_ au: AccessUnit, wallMicros: UInt64) -> Int64 {
         var t: UInt64
         if let c = au.captureWallMicros {
@@ -195,11 +236,9 @@ public final class ContainerRecorder: FlightRecorder {
         } else {
             t = wallMicros
         }
-        if firstStamp == nil { firstStamp = t }
-        t = max(t, firstStamp!)
-        let pts = max(Int64(t - firstStamp!), lastPTS + 1)
-        lastPTS = pts
-        return pts
+        let first = firstStamp ?? t
+        firstStamp = first
+        return Int64(max(t, first) - first)
     }
 
     private func needsRotation(_ au: AccessUnit) -> Bool {
@@ -228,7 +267,9 @@ public final class ContainerRecorder: FlightRecorder {
         fileCodec = au.codec
         fileStartMicros = au.firstByteMicros
         firstStamp = nil
-        lastPTS = -1
+        stamper = PresentationStamper(reorderDepth: PictureOrderCounter.reorderDepth(of: au, store: store))
+        pictureOrder = PictureOrderCounter()
+        heldCaption = nil
         accessUnitsInFile = 0
         bytesBeforeFile = bytes
         let fd = open(name, O_RDONLY | O_CLOEXEC)

@@ -106,10 +106,13 @@ package final class ContainerWriter {
         }
     }
 
-    /// Muxes one access unit (Annex B) at `micros` from the file's start.
+    /// Muxes one access unit (Annex B), in decode order, presented at `ptsMicros` and decoded at
+    /// `dtsMicros` from the file's start (``PresentationStamper``). In the stream's time base a
+    /// dts that would not rise is put one tick after the one before, and a pts before its dts at
+    /// the dts: libavformat refuses both.
     /// - Throws: ``SourceError/open(_:)`` with libavformat's error (a full disk, …).
-    package func write(_ data: [UInt8], micros: Int64, keyframe: Bool) throws {
-        try mux(data, on: stream, micros: micros, last: &lastTick, keyframe: keyframe)
+    package func write(_ data: [UInt8], ptsMicros: Int64, dtsMicros: Int64, keyframe: Bool) throws {
+        try mux(data, on: stream, micros: dtsMicros, last: &lastTick, keyframe: keyframe, ptsMicros: ptsMicros)
     }
 
     /// One text cue on the text track (none in MPEG-TS), from `micros` for `durationMicros`.
@@ -130,11 +133,12 @@ package final class ContainerWriter {
         try mux(data, on: klv, micros: micros, last: &lastKLVTick)
     }
 
-    /// One packet on `stream` at `micros` from the file's start, in the stream's time base (the
-    /// muxer's: 1 ms in Matroska, 90 kHz in MPEG-TS); a stamp that would not come after the
-    /// stream's `last` (two that round to one tick) is put one tick after it.
+    /// One packet on `stream` decoded at `micros` from the file's start (and presented then, or at
+    /// `ptsMicros`), in the stream's time base (the muxer's: 1 ms in Matroska, 90 kHz in
+    /// MPEG-TS); a stamp that would not come after the stream's `last` (two that round to one
+    /// tick) is put one tick after it, and a pts before the dts at the dts.
     private func mux(_ data: [UInt8], on s: UnsafeMutablePointer<AVStream>, micros: Int64, last: inout Int64,
-                     keyframe: Bool = false, durationMicros: Int64? = nil) throws {
+                     keyframe: Bool = false, durationMicros: Int64? = nil, ptsMicros: Int64? = nil) throws {
         guard let packet = av_packet_alloc() else { throw SourceError.open("\(path): out of memory") }
         defer { var p: UnsafeMutablePointer<AVPacket>? = packet; av_packet_free(&p) }
         guard av_new_packet(packet, Int32(data.count)) == 0 else { throw SourceError.open("\(path): out of memory") }
@@ -142,8 +146,8 @@ package final class ContainerWriter {
         let tb = s.pointee.time_base, us = AVRational(num: 1, den: 1_000_000)
         let tick = max(av_rescale_q(micros, us, tb), last + 1)
         last = tick
-        packet.pointee.pts = tick
         packet.pointee.dts = tick
+        packet.pointee.pts = max(tick, ptsMicros.map { av_rescale_q($0, us, tb) } ?? tick)
         if let d = durationMicros { packet.pointee.duration = max(1, av_rescale_q(d, us, tb)) }
         packet.pointee.stream_index = s.pointee.index
         if keyframe { packet.pointee.flags |= AV_PKT_FLAG_KEY }

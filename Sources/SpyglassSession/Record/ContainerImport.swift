@@ -214,7 +214,7 @@ extension ContainerImport {
         do {
             for (k, e) in entries.enumerated() {
                 let t = Int64(bitPattern: stampOf(e) &- t0)
-                try writer.write(try bytes(e), micros: max(0, t), keyframe: e.keyframe)
+                try writer.write(try bytes(e), ptsMicros: max(0, t), dtsMicros: max(0, t), keyframe: e.keyframe)
                 // Each caption until the next picture arrived (at most a second), as when recorded live.
                 let next = k + 1 < entries.count ? entries[k + 1].wallMicros : e.wallMicros + 33_333
                 try writer.writeCaption(ContainerWriter.caption(captureWallMicros: e.captureWallMicros > 0 ? e.captureWallMicros : nil,

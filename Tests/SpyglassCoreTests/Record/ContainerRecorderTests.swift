@@ -219,4 +219,35 @@ import Glibc
             #expect(info.contains("Cue point"), "Cues: the file seeks again")
         }
     }
+
+    /// A stream with B-frames (x264/x265 with 2 B-frames, sent live by ffmpeg as raw Annex B):
+    /// the access units come in decode order with only their arrival times, and the recording
+    /// still presents each picture in output order (the picture order count), after its decode.
+    @Test(arguments: [("h264", "mkv"), ("h265", "ts"), ("h264", "mp4")])
+    func aBFrameStreamIsRecordedInPresentationOrder(codec: String, container: String) throws {
+        let encoded = Self.temporary("b-frames.\(codec)")
+        let encoder = codec == "h264" ? ["-c:v", "libx264", "-bf", "2", "-g", "30"]
+                                      : ["-c:v", "libx265", "-x265-params", "bframes=2:keyint=30:log-level=error"]
+        let (erc, _, eerr) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=30", "-t", "3"]
+                                              + encoder + ["-pix_fmt", "yuv420p", "-f", codec == "h264" ? "h264" : "hevc", encoded])
+        try #require(erc == 0, "ffmpeg encodes the stream: \(eerr)")
+        let port = try Sender.freeUDPPort()
+        let file = Self.temporary("b-frames.\(container)")
+        let play = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--timeout", "2",
+                                                               "--record", file])
+        try #require(Wait.until(timeoutSeconds: 30) { Fixtures.udpPortIsBound(port) }, "spyglass listens")
+        let (src, _, serr) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-re", "-r", "30", "-i", encoded, "-c", "copy",
+                                                                  "-f", codec == "h264" ? "h264" : "hevc", "udp://127.0.0.1:\(port)?pkt_size=1316"])
+        try #require(src == 0, "ffmpeg sends: \(serr)")
+        #expect(play.wait().0 == 0)
+        #expect(try Fixtures.ffmpegFrameMD5(file) == Fixtures.ffmpegFrameMD5(encoded), "every picture the sender encoded, in order")
+        // The decoded pictures' time stamps, in output order, rise: none is shown out of turn.
+        let (_, frames, _) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts",
+                                                                  "-of", "csv=p=0", file])
+        let pts = frames.split(separator: "\n").compactMap { Int($0.split(separator: ",").first ?? "") }
+        #expect(pts.count == 90 && zip(pts.dropFirst(), pts).allSatisfy { $0 > $1 }, "\(pts.count) pictures, pts \(pts.prefix(12))")
+        // The packets are in decode order: some come before a picture they are shown after.
+        let packets = try Self.packets(file).map(\.pts)
+        #expect(zip(packets.dropFirst(), packets).contains { $0 < $1 }, "B-frames kept as such: \(packets.prefix(8))")
+    }
 }

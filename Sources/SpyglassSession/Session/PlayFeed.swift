@@ -72,7 +72,30 @@ public final class PlayFeed {
         flight?.telemetry = telemetry
         let slot = windowed ? FrameSlot() : nil
         self.slot = slot
-        let report = self.report
+        let ring = options.bundleFolder.map { _ in BundleRing(seconds: options.bundleSeconds) }
+        bundleRing = ring
+        var observers = Self.observers(recording: flight, bundle: ring, klv: klv, report: report)
+        let metrics = MetricsRegistry()
+        let prescaler = TilePrescaler()
+        self.prescaler = prescaler
+        let wake = wakeTarget
+        let end: any FrameSink = slot.map { WindowSink(slot: $0, metrics: metrics, latency: latency, prescaler: prescaler, wake: wake) }
+            ?? HeadlessSink(metrics: metrics, latency: latency)
+        var chain = Self.sinkChain(url: url, options: options, md5: md5, metrics: metrics, latency: latency, report: report, end: end)
+        if let recording { chain = ReplayTimeline(recording: recording, metrics: metrics, next: chain) }
+        var receiver = options.receiver
+        receiver.mpegtsSelection = url.mpegtsSelection ?? MPEGTSSelection()
+        pipeline = Pipeline(id: n, source: source, options: receiver, metrics: metrics, sink: chain, observers: observers)
+        name = options.feedName ?? pipeline.label
+        // The overlay and the tile's chip colour against one target: 100 ms unless given.
+        targetMillis = options.targetMillis ?? 100
+    }
+
+    /// What the feed's pipeline tells its outputs: each access unit (and its repair) to the
+    /// recorder and the bug bundle's ring, raw input to the ring, KLV to the recorder and the OSD,
+    /// and at the end the recorder's closing line.
+    private static func observers(recording flight: (any FlightRecorder)?, bundle ring: BundleRing?, klv: KLVTelemetry,
+                                  report: OutputReport) -> FeedObservers {
         var observers = FeedObservers()
         if let flight {
             // The wall-clock time of the access unit's last byte: replay maps recorded times with it.
@@ -92,8 +115,6 @@ public final class PlayFeed {
                 }
             }
         }
-        let ring = options.bundleFolder.map { _ in BundleRing(seconds: options.bundleSeconds) }
-        bundleRing = ring
         if let ring {
             observers.rawInput = { ring.keep($0, arrivalMicros: $1) }
             let recorded = observers.accessUnit
@@ -102,32 +123,26 @@ public final class PlayFeed {
                 if au.isJoinPoint { ring.markRandomAccess(atMicros: au.firstByteMicros) }
             }
         }
-        let klv = self.klv
         observers.metadata = { m in
             flight?.note(m)
             klv.note(m)
         }
-        let metrics = MetricsRegistry()
+        return observers
+    }
+
+    /// The frames' way from the decoder to `end` (the window's slot or the headless count): the
+    /// taps (capture clock, `--framemd5`, `--clock`), then the damage filter.
+    private static func sinkChain(url: SourceURL, options: PlayOptions, md5: sending FrameMD5Writer?,
+                                  metrics: MetricsRegistry, latency: LatencyRecorder, report: OutputReport, end: sending any FrameSink) -> sending any FrameSink {
         // A file's stamps are as old as the file: put them on our clock relative to its first
         // picture (unless an offset was given), rather than name a clock offset that is its age.
         let fromThePast = url.isFile && options.captureClock == .absolute(offsetMicros: 0)
         var taps: [any FrameTap] = [CaptureClockTap(mode: fromThePast ? .relative : options.captureClock, metrics: metrics)]
         if let md5 { taps.append(FrameMD5Tap(writer: md5, onFailure: { report.fail($0) })) }
         if options.clock { taps.append(OpticalTimeCodeTap()) }
-        let prescaler = TilePrescaler()
-        self.prescaler = prescaler
-        let wake = wakeTarget
-        let end: any FrameSink = slot.map { WindowSink(slot: $0, metrics: metrics, latency: latency, prescaler: prescaler, wake: wake) }
-            ?? HeadlessSink(metrics: metrics, latency: latency)
         var chain: any FrameSink = DamageFilter(showDamaged: options.showDamaged, metrics: metrics, latency: latency, next: end)
         if !taps.isEmpty { chain = FrameTee(taps: taps, next: chain) }
-        if let recording { chain = ReplayTimeline(recording: recording, metrics: metrics, next: chain) }
-        var receiver = options.receiver
-        receiver.mpegtsSelection = url.mpegtsSelection ?? MPEGTSSelection()
-        pipeline = Pipeline(id: n, source: source, options: receiver, metrics: metrics, sink: chain, observers: observers)
-        name = options.feedName ?? pipeline.label
-        // The overlay and the tile's chip colour against one target: 100 ms unless given.
-        targetMillis = options.targetMillis ?? 100
+        return chain
     }
 
     /// `--record`: a flight recorder, or nil with a one-line error when its folder is not writable

@@ -250,4 +250,45 @@ import Glibc
         let packets = try Self.packets(file).map(\.pts)
         #expect(zip(packets.dropFirst(), packets).contains { $0 < $1 }, "B-frames kept as such: \(packets.prefix(8))")
     }
+
+    /// A live stream at 30 fps for 3 s and then 15 fps for 3 s (two `spyglass send pattern`
+    /// runs, the second a sender restarted at half the rate), recorded to Matroska and MPEG-TS:
+    /// ffmpeg decodes exactly the pictures Spyglass showed, the file lasts as long as the stream
+    /// did (ffprobe, within 10 %) at the rate it arrived, mkvmerge and GStreamer's demuxers read
+    /// it, and `spyglass replay` shows the same pictures.
+    @Test(arguments: ["mkv", "ts"])
+    func aStreamThatHalvesItsRateIsRecordedAsItArrived(container: String) throws {
+        let port = try Sender.freeUDPPort()
+        let file = Self.temporary("rate.\(container)")
+        let shownPath = file + ".framemd5"
+        let play = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--timeout", "2",
+                                                               "--record", file, "--framemd5", shownPath])
+        try #require(Wait.until(timeoutSeconds: 30) { Fixtures.udpPortIsBound(port) }, "spyglass listens")
+        let start = Date()
+        for fps in ["30", "15"] {
+            let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(port)", "--size", "320x240",
+                                                                          "--fps", fps, "--duration", "3"])
+            try #require(rc == 0, "\(err)")
+        }
+        let streamSeconds = Date().timeIntervalSince(start)
+        #expect(play.wait().0 == 0)
+        let shown = Fixtures.parseFrameMD5(try String(contentsOfFile: shownPath, encoding: .utf8))
+        try #require(shown.count >= 120, "\(shown.count) pictures shown")
+        #expect(try Fixtures.ffmpegFrameMD5(file) == shown, "ffmpeg decodes exactly the pictures Spyglass showed")
+        let (_, d, _) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", file])
+        let duration = try #require(Double(d.trimmingCharacters(in: .whitespacesAndNewlines)), "ffprobe's duration: '\(d)'")
+        #expect(abs(duration - streamSeconds) <= 0.1 * streamSeconds, "the file lasts \(duration) s, the stream \(streamSeconds) s")
+        // At the rate it arrived: the second half's pictures are twice as far apart.
+        let pts = try Self.packets(file).map(\.pts)
+        let gaps = zip(pts.dropFirst(), pts).map { $0 - $1 }
+        let median = { (g: ArraySlice<Double>) -> Double in g.sorted()[g.count / 2] }
+        let early = median(gaps.prefix(60)), late = median(gaps.suffix(30))
+        #expect(late > 1.5 * early, "pictures \(early * 1000) ms apart at 30 fps, \(late * 1000) ms at 15 fps")
+        #expect(try Self.gstreamerReads(file), "GStreamer's demuxer reads the \(container)")
+        if container == "mkv" {
+            let (mrc, json, merr) = try Fixtures.run("/usr/bin/mkvmerge", ["-J", file])
+            #expect(mrc == 0 && json.contains("AVC/H.264"), "mkvmerge -J: \(merr)")
+        }
+        #expect(try ContainerPlaybackTests.played("replay", file) == shown, "spyglass replay shows the same pictures")
+    }
 }

@@ -2,7 +2,7 @@ import Foundation
 import SpyglassSession
 
 let replayUsage = """
-usage: spyglass replay RECORDING [--speed X] [--loop] [--from S] [--to S] [play options]
+usage: spyglass replay RECORDING [--speed X] [--loop] [--from S] [--to S] [--autoexit] [play options]
        spyglass replay CAPTURE.pcap|.pcapng [--port N] [--host ADDR] [--send udp://HOST:PORT] [--speed X]
 
 A recording made with `play --record` (RECORDING.h264/.h265 and its .idx) plays with every
@@ -12,6 +12,7 @@ A packet capture (tcpdump, Wireshark) plays its UDP flow through the same pipeli
 
   --speed X           0.25 to 4 times the recorded speed (default 1; `[` and `]` halve or double it)
   --loop              start again at the end
+  --autoexit          close the window at the end (without it the last picture stays until q)
   --from S, --to S    play only seconds S to S of the recording (from the keyframe before --from)
   --port N            the capture's UDP flow to port N (default: the one with the most datagrams)
   --host ADDR         the capture's flow from or to ADDR
@@ -27,7 +28,7 @@ Every `spyglass play` option applies too (spyglass play --help).
     if argv.contains("--help") || argv.contains("-h") { print(replayUsage); return 0 }
     var rest: [String] = []
     var speed = 1.0
-    var loop = false
+    var loop = false, autoexit = false
     var from: Double?, to: Double?
     var pcapPort: UInt16?, pcapHost: String?, sendTo: String?
     var a = Arguments(args: argv)
@@ -38,6 +39,7 @@ Every `spyglass play` option applies too (spyglass play --help).
         case "--send": sendTo = try a.value(arg)
         case "--speed": speed = try a.number(arg, 0.25...4)
         case "--loop": loop = true
+        case "--autoexit": autoexit = true
         case "--from": from = try a.number(arg, 0...1e9)
         case "--to": to = try a.number(arg, 0...1e9)
         default: rest.append(arg)
@@ -50,6 +52,7 @@ Every `spyglass play` option applies too (spyglass play --help).
         FileHandle.standardError.write(Data("spyglass: error: replay takes a recording file\n".utf8))
         return 1
     }
-    let what = Replay.What(speed: speed, loop: loop, fromSeconds: from, toSeconds: to, port: pcapPort, host: pcapHost, sendTo: sendTo)
+    var what = Replay.What(speed: speed, loop: loop, fromSeconds: from, toSeconds: to, port: pcapPort, host: pcapHost, sendTo: sendTo)
+    what.autoexit = autoexit
     return Replay.run(path, url: url, options: options, what)
 }

@@ -19,6 +19,9 @@ public final class RecordingSource: ByteSource, Sendable {
     private let fd: Int32
     private let closed = Atomic<Bool>(false)
     private let loop: Bool
+    /// At the end, pause on the last picture instead of ending (a window's replay: it stays open
+    /// until `q`, as ffplay's does; resuming there starts again from the beginning).
+    private let holdsAtEnd: Bool
     /// Longest pause between two recorded access units that replay keeps, seconds.
     public static let maxGapSeconds = 10.0
 
@@ -37,6 +40,8 @@ public final class RecordingSource: ByteSource, Sendable {
         var speedNow: Double
         var delivered: [(entry: Int, hidden: Bool)] = []
         var hideBeforeMicros: UInt64?
+        /// Paused on the last picture (``holdsAtEnd``).
+        var heldAtEnd = false
         var chunkLeft: Bool { !current.isEmpty && chunkOffset < current.count }
     }
     private let state: Mutex<State>
@@ -49,9 +54,10 @@ public final class RecordingSource: ByteSource, Sendable {
     ///   - fromSeconds/toSeconds: play this part (from the keyframe at or before `from`).
     ///   - label: the name shown for it (default: `streamPath`; a container's name when it was
     ///     demuxed into a temporary recording).
+    ///   - holdsAtEnd: pause on the last picture rather than end (``holdsAtEnd``).
     /// - Throws: ``SourceError/open(_:)``.
     public init(streamPath: String, speed: Double = 1, untimed: Bool = false, loop: Bool = false,
-                fromSeconds: Double? = nil, toSeconds: Double? = nil, label: String? = nil) throws {
+                fromSeconds: Double? = nil, toSeconds: Double? = nil, label: String? = nil, holdsAtEnd: Bool = false) throws {
         guard let idx = RecordingIndex.load(streamPath: streamPath) else {
             throw SourceError.open("\(streamPath): no recording index (\(streamPath).idx)")
         }
@@ -62,6 +68,7 @@ public final class RecordingSource: ByteSource, Sendable {
         index = idx
         self.label = label ?? streamPath
         self.loop = loop
+        self.holdsAtEnd = holdsAtEnd
         let t0 = idx.entries[0].firstByteMicros
         var lo = 0, hi = idx.entries.count
         if let from = fromSeconds {
@@ -186,6 +193,7 @@ public final class RecordingSource: ByteSource, Sendable {
             s.chunkOffset = 0
             s.startMicros = 0
             s.lastRecordedMicros = 0
+            s.heldAtEnd = false
         }
         // Paused, a seek still goes on to its target: the pictures from the keyframe are decoded
         // (hidden) until the target's is shown, then it holds (the picture moved with the bar).
@@ -193,9 +201,17 @@ public final class RecordingSource: ByteSource, Sendable {
         if s.paused && s.stepRequested && !s.chunkLeft { s.stepRequested = false; s.startMicros = 0 }
         if s.chunkLeft { return .copy }
         if s.position >= s.range.upperBound {
-            guard loop else { return .end }
+            if holdsAtEnd && !loop && !s.heldAtEnd {
+                s.heldAtEnd = true
+                s.paused = true
+                return .hold
+            }
+            guard loop || s.heldAtEnd else { return .end }
+            // Looping, or resumed after holding at the end: from the beginning again.
+            s.heldAtEnd = false
             s.position = s.range.lowerBound
             s.startMicros = 0
+            s.lastRecordedMicros = 0
         }
         let e = index.entries[s.position]
         if s.startMicros == 0 || e.firstByteMicros < s.firstRecordedMicros {

@@ -22,6 +22,9 @@ public enum Replay {
         public var port: UInt16?, host: String?
         /// Re-emit a capture's datagrams to this `udp://HOST:PORT` instead of playing them.
         public var sendTo: String?
+        /// A window's replay ends with the recording (`--autoexit`) instead of holding its last
+        /// picture until `q`.
+        public var autoexit = false
 
         /// - Parameters: see the properties.
         public init(speed: Double, loop: Bool, fromSeconds: Double?, toSeconds: Double?, port: UInt16?, host: String?, sendTo: String?) {
@@ -57,7 +60,8 @@ public enum Replay {
         }
         do {
             let source = try RecordingSource(streamPath: path, speed: speed, untimed: options.receiver.untimed, loop: loop,
-                                             fromSeconds: from, toSeconds: to, label: shownAs)
+                                             fromSeconds: from, toSeconds: to, label: shownAs,
+                                             holdsAtEnd: options.display == .sdl && !w.autoexit)
             if source.index.repaired > 0 {
                 Log.info("\(path): index repaired (\(source.index.repaired) torn or incomplete entries dropped)")
             }

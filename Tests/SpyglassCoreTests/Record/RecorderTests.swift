@@ -94,6 +94,44 @@ import TestSupport
         #expect(source.progress.paused)
     }
 
+    /// A window's replay holds its last picture at the end (paused, as ffplay's window stays)
+    /// until `q`; a seek from there shows that picture, and resuming starts from the beginning.
+    /// Without the hold (`--autoexit`, or headless) the source ends.
+    @Test func aWindowsReplayHoldsTheLastPictureAtTheEnd() throws {
+        let path = Fixtures.capture("test/h264-baseline.h264")
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("hold-\(getpid())").path
+        let recorder = Recorder(path: base)
+        var asm = AccessUnitAssembler(codec: .h264)
+        for (i, au) in Sender.accessUnits(of: try Fixtures.bytes(path)).enumerated() {
+            var s = AnnexBScanner()
+            let t = UInt64(1_000_000 + i * 20_000)
+            s.push(au, arrivalMicros: t) { if let a = asm.push($0) { recorder.record(a, parameterSets: [], wallMicros: 0) } }
+            s.flush(atMicros: t, reason: .endOfStream) { if let a = asm.push($0) { recorder.record(a, parameterSets: [], wallMicros: 0) } }
+        }
+        if let a = asm.flush(atMicros: 0, reason: .endOfStream) { recorder.record(a, parameterSets: [], wallMicros: 0) }
+        recorder.close()
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        for holds in [true, false] {
+            let source = try RecordingSource(streamPath: base + ".h264", untimed: true, holdsAtEnd: holds)
+            func next() throws -> SourceEvent { try buffer.withUnsafeMutableBytes { try source.read(into: $0, timeoutMicros: 1_000) } }
+            var delivered = 0
+            while case .data = try next() { delivered += 1 }
+            #expect(delivered >= 45 && source.progress.frame == 45, "every access unit, to the last")
+            guard holds else {
+                #expect((try next()) == .end, "without the hold the replay ends")
+                continue
+            }
+            #expect((try next()) == .timeout && source.progress.paused, "held at the end, paused")
+            source.seek(by: -0.1)
+            var again = 0
+            while case .data = try next() { again += 1 }
+            #expect(again >= 1 && source.progress.frame < 45 && source.progress.paused, "a seek back from the end shows its picture and holds")
+            source.togglePause()
+            while case .data = try next() {}
+            #expect(source.progress.paused, "resumed, it plays to the end and holds again")
+        }
+    }
+
     /// `replay --from` is frame-accurate: it decodes from the keyframe before the target and shows
     /// (and hashes) only the pictures from the target on.
     @Test func replayFromIsFrameAccurate() throws {

@@ -45,6 +45,9 @@ public enum ProbeRun {
         do {
             url = try SourceURL(parsing: sourceText)
             options.mpegtsSelection = url.mpegtsSelection ?? MPEGTSSelection()
+            if case .file(let path) = url, case .unsupported(let why) = FileIdentity.of(path) {
+                throw SourceError.open(why)
+            }
             if case .file(let path) = url, PcapSource.isPacketCapture(path) {
                 source = try PcapSource(path: path, port: port, host: host, speed: 0)
             } else if case .file(let path) = url, ContainerImport.playsThrough(path) {

@@ -17,9 +17,11 @@ import SpyglassFeed
 /// - ``export(_:to:)`` muxes a raw recording into a container with its index's timing
 ///   (`spyglass export REC.h264 OUT.mkv`).
 public enum ContainerImport {
-    /// `play FILE` goes through the demuxer for these (MPEG-TS stays with Spyglass's own demuxer).
+    /// `play FILE` goes through the demuxer for H.264/H.265 in a container libavformat
+    /// recognises by its bytes, whatever the name (``FileIdentity``); MPEG-TS stays with
+    /// Spyglass's own demuxer.
     public static func playsThrough(_ path: String) -> Bool {
-        ["mkv", "mp4", "mov", "m4v"].contains(FilePath.fileExtension(path))
+        FileIdentity.of(path) == .container
     }
 
     /// `replay FILE` goes through the demuxer for these.

@@ -48,6 +48,13 @@ import SpyglassDisplay
     public func run(openedSource: sending ByteSource? = nil) -> Int32 {
         // A Matroska or MP4 file (a recording, a phone's, a drone's SD card): through libavformat's
         // demuxer at its own time stamps, with replay's keys (Replay).
+        for url in urls {
+            // A JPEG, a VP8 WebM, an MPEG-2 program stream: one line saying what it is.
+            if openedSource == nil, case .file(let path) = url.transport, case .unsupported(let why) = FileIdentity.of(path) {
+                Log.error(why)
+                return 1
+            }
+        }
         if openedSource == nil, urls.count == 1, case .file(let path) = urls[0].transport, ContainerImport.playsThrough(path) {
             return Replay.run(path, url: urls[0], options: options,
                               .init(speed: 1, loop: false, fromSeconds: nil, toSeconds: nil, port: nil, host: nil, sendTo: nil))

@@ -39,6 +39,10 @@ public enum Replay {
     /// - Parameter shownAs: the name the feed goes by (a container demuxed into `path`).
     @MainActor public static func run(_ path: String, url: SourceURL, options: PlayOptions, _ w: What, shownAs: String? = nil) -> Int32 {
         let speed = w.speed, loop = w.loop, from = w.fromSeconds, to = w.toSeconds
+        if case .unsupported(let why) = FileIdentity.of(path) {
+            Log.error(why)
+            return 1
+        }
         if ContainerImport.replaysThrough(path) {
             // Through libavformat's demuxer into a recording of our own, with the file's timing;
             // libav's own lines only with --verbose (the import counts what it drops).

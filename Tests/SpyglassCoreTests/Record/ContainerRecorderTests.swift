@@ -207,6 +207,10 @@ import Glibc
             #expect(mrc == 0 || mrc == 1, "mkvmerge identifies the killed file: \(merr)")
         }
         #expect(try Self.gstreamerReads(file), "GStreamer's demuxer reads the killed \(container)")
+        if container == "mp4" {
+            let (mrc, out, merr) = try Fixtures.run("/usr/bin/mpv", ["--no-config", "--vo=null", "--ao=null", "--untimed", file], timeoutSeconds: 60)
+            #expect(mrc == 0 && out.contains("VO: [null]") && out.contains("End of file"), "mpv plays the killed mp4: \(out.suffix(300)) \(merr)")
+        }
         // `spyglass repair`: the same pictures in a whole file, with its duration (and Matroska's Cues).
         let (rc, out, err) = try Fixtures.run(Fixtures.spyglassBinary, ["repair", file])
         let repaired = ContainerRepair.outputPath(for: file)

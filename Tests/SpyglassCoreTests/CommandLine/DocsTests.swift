@@ -69,7 +69,7 @@ import Testing
         let lines = readme.split(separator: "\n", omittingEmptySubsequences: false).count
         #expect(lines <= 250, "README.md has \(lines) lines")
         #expect(readme.contains("tools/setup && tools/play-default"))
-        #expect(readme.contains("tools/setup && swift test && tools/fuzz --smoke && tools/soak --ci"))
+        #expect(readme.contains("tools/setup && tools/test && tools/fuzz --smoke && tools/soak --ci"))
         let links = try NSRegularExpression(pattern: "\\]\\((docs/[^)#]+|captures/[^)#]+)")
         for m in links.matches(in: readme, range: NSRange(readme.startIndex..., in: readme)) {
             guard let r = Range(m.range(at: 1), in: readme) else { continue }

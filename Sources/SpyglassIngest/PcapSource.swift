@@ -254,6 +254,9 @@ public final class PcapSource: ByteSource {
     /// True for pcap and pcapng files, by their magic numbers (both byte orders, µs and ns pcap;
     /// pcapng's section header block 0x0A0D0D0A).
     public static func isPacketCapture(_ path: String) -> Bool {
+        // Only a regular file: reading a FIFO's first bytes to look would take them from the stream.
+        var st = stat()
+        guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return false }
         guard let h = FileHandle(forReadingAtPath: path), let d = try? h.read(upToCount: 4), d.count == 4 else { return false }
         let m = [UInt8](d)
         return m == [0xD4, 0xC3, 0xB2, 0xA1] || m == [0xA1, 0xB2, 0xC3, 0xD4] || m == [0x4D, 0x3C, 0xB2, 0xA1]

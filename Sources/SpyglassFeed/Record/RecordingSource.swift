@@ -134,7 +134,8 @@ public final class RecordingSource: ByteSource, Sendable {
 
     /// What the next read does, decided under the lock.
     private enum Plan {
-        case hold, end, copy
+        /// `holdAtEnd`: the first hold on the last picture (said once).
+        case hold, holdAtEnd, end, copy
         /// Deliver entry `entry` once monotonic `dueMicros` has come (nil: at once).
         case entry(Int, dueMicros: UInt64?)
     }
@@ -143,6 +144,9 @@ public final class RecordingSource: ByteSource, Sendable {
         switch state.withLock({ plan(&$0) }) {
         case .hold:
             usleep(UInt32(min(timeoutMicros, 20_000)))
+            return .timeout
+        case .holdAtEnd:
+            Log.info("\(label): the end of the recording: holding the last picture (q closes, space plays it again, arrows seek)")
             return .timeout
         case .end:
             return .end
@@ -204,7 +208,7 @@ public final class RecordingSource: ByteSource, Sendable {
             if holdsAtEnd && !loop && !s.heldAtEnd {
                 s.heldAtEnd = true
                 s.paused = true
-                return .hold
+                return .holdAtEnd
             }
             guard loop || s.heldAtEnd else { return .end }
             // Looping, or resumed after holding at the end: from the beginning again.

@@ -20,15 +20,23 @@ public enum FileIdentity: Equatable, Sendable {
     case container
     case unsupported(String)
 
-    /// Formats Spyglass reads itself (libavformat's names).
-    static let ownFormats: Set<String> = ["h264", "hevc", "mpegts", "mpegtsraw"]
+    /// Media formats libavformat names that are taken at its word (containers, elementary video
+    /// and audio, images); anything else (Spyglass's own formats, text, playlists, SDP: opening
+    /// those could reach for the network) is left to Spyglass's own detection.
+    static let mediaFormats: Set<String> = ["matroska,webm", "mov,mp4,m4a,3gp,3g2,mj2", "avi", "flv", "mpeg", "mpegvideo", "ogg",
+                                            "ivf", "asf", "mxf", "nut", "rm", "mp3", "aac", "wav", "flac", "m4v", "obu", "gif"]
 
     /// Identifies `path` (see the type). Reads at most 64 KiB, then opens the file with
     /// libavformat only when the probe named a format that is not one of Spyglass's own.
     public static func of(_ path: String) -> FileIdentity {
         var st = stat()
         guard stat(path, &st) == 0, st.st_mode & S_IFMT == S_IFREG, !PcapSource.isPacketCapture(path) else { return .ours }
-        guard let format = probe(path), !ownFormats.contains(format.name) else { return .ours }
+        // libavformat's own complaints ("moov atom not found") are for --verbose: the verdict says it.
+        let level = av_log_get_level()
+        av_log_set_level(AV_LOG_QUIET)
+        defer { av_log_set_level(level) }
+        guard let format = probe(path),
+              mediaFormats.contains(format.name) || format.name.hasSuffix("_pipe") || format.name == "image2" else { return .ours }
         return streams(path, format: format)
     }
 
@@ -71,7 +79,7 @@ public enum FileIdentity: Equatable, Sendable {
         if stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 || id == AV_CODEC_ID_MJPEG && ctx.pointee.nb_streams == 1 {
             return .unsupported("\(path): a JPEG image: Spyglass decodes H.264 and H.265 video only")
         }
-        return .unsupported("\(path): \(codecName(id)) in \(what): Spyglass decodes H.264 and H.265 only")
+        return .unsupported("\(path): \(codecName(id)) in \(what): Spyglass decodes H.264 and H.265 video only")
     }
 
     /// "VP8", "MPEG-2 video", … (libavcodec's short name for the rest).

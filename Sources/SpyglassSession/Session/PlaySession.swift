@@ -56,8 +56,10 @@ import SpyglassDisplay
             }
         }
         if openedSource == nil, urls.count == 1, case .file(let path) = urls[0].transport, ContainerImport.playsThrough(path) {
-            return Replay.run(path, url: urls[0], options: options,
-                              .init(speed: 1, loop: false, fromSeconds: nil, toSeconds: nil, port: nil, host: nil, sendTo: nil))
+            // `play` ends with the file, as it does for a raw stream (only `replay` holds the end).
+            var what = Replay.What(speed: 1, loop: false, fromSeconds: nil, toSeconds: nil, port: nil, host: nil, sendTo: nil)
+            what.autoexit = true
+            return Replay.run(path, url: urls[0], options: options, what)
         }
         Log.setQuiet(options.quiet)
         Log.setNamesFeeds(urls.count > 1)

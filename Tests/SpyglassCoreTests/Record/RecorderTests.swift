@@ -50,11 +50,10 @@ import TestSupport
         #expect(index.entries.filter(\.keyframe).count == 2)
     }
 
-    @Test func replaySeekPauseAndStep() throws {
-        // A recording with real arrival times: 45 access units 20 ms apart, IDRs at 0 and 30.
-        let path = Fixtures.capture("test/h264-baseline.h264")
-        let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("seek-\(getpid())").path
+    /// Records the baseline capture's 45 access units as if they arrived 20 ms apart (IDRs at 0
+    /// and 30) into `base.h264` and its index.
+    static func recordBaselineCapture20msApart(to base: String) throws {
+        let aus = Sender.accessUnits(of: try Fixtures.bytes(Fixtures.capture("test/h264-baseline.h264")))
         let recorder = Recorder(path: base)
         var asm = AccessUnitAssembler(codec: .h264)
         for (i, au) in aus.enumerated() {
@@ -65,6 +64,12 @@ import TestSupport
         }
         if let a = asm.flush(atMicros: 0, reason: .endOfStream) { recorder.record(a, parameterSets: [], wallMicros: 0) }
         recorder.close()
+    }
+
+    @Test func replaySeekPauseAndStep() throws {
+        // A recording with real arrival times: 45 access units 20 ms apart, IDRs at 0 and 30.
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("seek-\(getpid())").path
+        try Self.recordBaselineCapture20msApart(to: base)
         let source = try RecordingSource(streamPath: base + ".h264", untimed: true)
         #expect(source.index.entries.count == 45)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -98,18 +103,8 @@ import TestSupport
     /// until `q`; a seek from there shows that picture, and resuming starts from the beginning.
     /// Without the hold (`--autoexit`, or headless) the source ends.
     @Test func aWindowsReplayHoldsTheLastPictureAtTheEnd() throws {
-        let path = Fixtures.capture("test/h264-baseline.h264")
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("hold-\(getpid())").path
-        let recorder = Recorder(path: base)
-        var asm = AccessUnitAssembler(codec: .h264)
-        for (i, au) in Sender.accessUnits(of: try Fixtures.bytes(path)).enumerated() {
-            var s = AnnexBScanner()
-            let t = UInt64(1_000_000 + i * 20_000)
-            s.push(au, arrivalMicros: t) { if let a = asm.push($0) { recorder.record(a, parameterSets: [], wallMicros: 0) } }
-            s.flush(atMicros: t, reason: .endOfStream) { if let a = asm.push($0) { recorder.record(a, parameterSets: [], wallMicros: 0) } }
-        }
-        if let a = asm.flush(atMicros: 0, reason: .endOfStream) { recorder.record(a, parameterSets: [], wallMicros: 0) }
-        recorder.close()
+        try Self.recordBaselineCapture20msApart(to: base)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         for holds in [true, false] {
             let source = try RecordingSource(streamPath: base + ".h264", untimed: true, holdsAtEnd: holds)

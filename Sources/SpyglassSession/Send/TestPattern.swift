@@ -11,7 +11,18 @@ public struct TestPattern {
     public init(width: Int, height: Int) {
         self.width = width
         self.height = height
+        // Every luma row is a window of one 128-periodic ramp, every Cb row a window of a
+        // 64-periodic one: drawing copies rows instead of computing samples (0.23 ms a 640x360
+        // picture before, measured with perf in tools/peer-latency; it sits between the capture
+        // instant and the encoder, so it counted as latency for every player).
+        lumaRamp = (0..<(width + 128)).map { UInt8(truncatingIfNeeded: 40 + ($0 & 0x7F)) }
+        chromaRamp = (0..<(width / 2 + 64)).map { UInt8(truncatingIfNeeded: 128 + ($0 & 0x3F) - 32) }
     }
+
+    /// 40 + (i mod 128) for i in 0..<width + 128: luma row r of frame k starts at (r + 4k) mod 128.
+    private let lumaRamp: [UInt8]
+    /// 96 + (i mod 64) for i in 0..<width/2 + 64: every Cb row of frame k starts at (-2k) mod 64.
+    private let chromaRamp: [UInt8]
 
     /// Draws frame `index` captured at `captureMicros` (µs since the epoch) into the planes.
     public func draw(index: Int, captureMicros: UInt64,
@@ -20,19 +31,20 @@ public struct TestPattern {
                      v: UnsafeMutablePointer<UInt8>, vStride: Int) {
         let strip = TimeCode.stripHeight(width: width)
         let shift = index * 4
-        for row in 0..<height {
-            let line = y + row * yStride
-            if row < strip + 4 || row >= height - strip - 4 {
-                line.update(repeating: 16, count: width)
-                continue
+        lumaRamp.withUnsafeBufferPointer { ramp in
+            for row in 0..<height {
+                let line = y + row * yStride
+                if row < strip + 4 || row >= height - strip - 4 {
+                    line.update(repeating: 16, count: width)
+                } else {
+                    line.update(from: ramp.baseAddress! + ((row + shift) & 0x7F), count: width)
+                }
             }
-            for col in 0..<width { line[col] = UInt8(truncatingIfNeeded: 40 + ((col + row + shift) & 0x7F)) }
         }
-        for row in 0..<(height / 2) {
-            let uline = u + row * uStride, vline = v + row * vStride
-            for col in 0..<(width / 2) {
-                uline[col] = UInt8(truncatingIfNeeded: 128 + ((col - shift / 2) & 0x3F) - 32)
-                vline[col] = UInt8(truncatingIfNeeded: 128 + ((row + shift / 3) & 0x3F) - 32)
+        chromaRamp.withUnsafeBufferPointer { ramp in
+            for row in 0..<(height / 2) {
+                (u + row * uStride).update(from: ramp.baseAddress! + ((-(shift / 2)) & 0x3F), count: width / 2)
+                (v + row * vStride).update(repeating: UInt8(truncatingIfNeeded: 128 + ((row + shift / 3) & 0x3F) - 32), count: width / 2)
             }
         }
         // A bouncing white box.

@@ -7,28 +7,9 @@ import Glibc
 /// `--mavlink serial://`: a telemetry radio is a tty. A pseudo-terminal stands in for it (its
 /// path a symlink, as udev's /dev/serial/by-id names are): frames come, the radio is unplugged
 /// (the pty's master closes and a new pty takes the name), and the link opens it again with
-/// backoff and reads on, saying how often it reopened.
+/// backoff and reads on, saying how often it reopened. The radio is tools/serial-radio.
 @Suite struct TelemetrySerialTests {
-    static let radio = """
-    import os, sys, time, pty, tty
-    link, frames = sys.argv[1], open(sys.argv[2], 'rb').read()
-    def plug():
-        master, slave = pty.openpty()
-        tty.setraw(slave)   # as a radio's line is: no echo, no CR/NL translation
-        tmp = link + '.new'
-        os.symlink(os.ttyname(slave), tmp)
-        os.replace(tmp, link)
-        return master, slave
-    for phase in range(2):
-        master, slave = plug()
-        print('plugged', flush=True)
-        for i in range(0, len(frames), 64):
-            os.write(master, frames[i:i + 64])
-            time.sleep(0.01)
-        time.sleep(1.0)
-        os.close(master); os.close(slave)   # unplugged
-        time.sleep(0.5)
-    """
+    static let radio = Fixtures.root.appendingPathComponent("tools/serial-radio").path
 
     @Test func aRadioThatGoesAwayIsOpenedAgain() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("serial-\(UUID().uuidString)").path
@@ -37,7 +18,7 @@ import Glibc
         let (rc, _, err) = try Fixtures.run(TelemetryFeedTests.python, [TelemetryFeedTests.vehicle, "--out", "\(dir)/frames.bin", "--rate", "1000", "--count", "30"])
         try #require(rc == 0, "tools/mavlink-vehicle (run tools/setup): \(err)")
         let link = "\(dir)/ttyRadio"
-        let radio = try Fixtures.start(TelemetryFeedTests.python, ["-c", Self.radio, link, "\(dir)/frames.bin"])
+        let radio = try Fixtures.start("/usr/bin/python3", [Self.radio, link, "\(dir)/frames.bin"])
         try #require(Wait.until { FileManager.default.fileExists(atPath: link) }, "the radio is plugged in")
         let (status, out, playErr) = try Fixtures.run(Fixtures.spyglassBinary, ["probe", "--mavlink", "serial://\(link)?baud=57600", "--duration", "6"])
         _ = radio.wait(timeoutSeconds: 30)

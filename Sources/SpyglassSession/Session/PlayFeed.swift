@@ -61,10 +61,10 @@ public final class PlayFeed {
         let latency = try LatencyRecorder(logPath: paths.latency, maxSamples: options.keepLatencySamples ? 1_000_000 : 0)
         self.latency = latency
         recording = source as? RecordingSource
-        let (flight, unwritable) = Self.flightRecorder(OutputPaths.expand(options.recordPath, feed: n), options)
+        let record = Self.recordingPath(OutputPaths.expand(options.recordPath, feed: n))
+        let (flight, unwritable) = Self.flightRecorder(record, options)
         recordUnwritable = unwritable
         isRecording = flight != nil
-        let record = OutputPaths.expand(options.recordPath, feed: n)
         telemetry = try options.mavlink.map {
             try TelemetryLink(endpoint: $0, tlogPath: flight != nil ? record.map(TLogWriter.path(besideRecording:)) : nil)
         }
@@ -147,6 +147,17 @@ public final class PlayFeed {
 
     /// `--record`: a flight recorder, or nil with a one-line error when its folder is not writable
     /// (viewing goes on without it; the exit status says so).
+    /// `--record NAME` as it will be written: an earlier recording is never overwritten
+    /// (``RecordingName/unused(_:exists:)``), and the user is told the name it takes instead.
+    private static func recordingPath(_ asked: String?) -> String? {
+        guard let asked else { return nil }
+        let path = RecordingName.unused(asked)
+        if path != asked {
+            Log.info("--record \(asked): a recording by that name exists; recording into \(path) instead (nothing is overwritten)")
+        }
+        return path
+    }
+
     private static func flightRecorder(_ path: String?, _ options: PlayOptions) -> ((any FlightRecorder)?, unwritable: Bool) {
         guard let path else { return (nil, false) }
         let dir = FilePath.folder(path)

@@ -40,6 +40,10 @@ public final class RecordingSource: ByteSource, Sendable {
         var speedNow: Double
         var delivered: [(entry: Int, hidden: Bool)] = []
         var hideBeforeMicros: UInt64?
+        /// Where the last seek's deliveries start (an index into `delivered`), and how many of
+        /// its entries were delivered hidden and not yet matched by a decoded picture.
+        var seekStart = 0
+        var hiddenOwed = 0
         /// Paused on the last picture (``holdsAtEnd``).
         var heldAtEnd = false
         var chunkLeft: Bool { !current.isEmpty && chunkOffset < current.count }
@@ -97,11 +101,26 @@ public final class RecordingSource: ByteSource, Sendable {
         return b.lastByteMicros > a.firstByteMicros ? Double(b.lastByteMicros - a.firstByteMicros) / 1e6 : 0
     }
 
-    /// The recording entry the receiver's access unit `index` came from (one access unit per entry,
-    /// in delivery order), and whether it only leads up to a seek target (decode, do not show).
-    public func entry(forAccessUnit index: Int) -> (entry: RecordingIndex.Entry, hidden: Bool)? {
-        guard let d = state.withLock({ s in index >= 0 && index < s.delivered.count ? s.delivered[index] : nil }) else { return nil }
-        return (self.index.entries[d.entry], d.hidden)
+    /// For a decoded picture, the recording entry its access unit `index` came from (one access
+    /// unit per entry, in delivery order), and whether it only leads up to a seek target (decoded,
+    /// not shown). Call once per decoded picture, in the decoder's output order.
+    ///
+    /// A seek hides by presentation order, not by entry: the entries before the target are a
+    /// prefix of the seek's deliveries (decode order), and with B-frames the pictures a decoder
+    /// outputs first are not theirs (decode I0 P3 B1 B2, output I0 B1 B2 P3). The first N pictures
+    /// output after a seek whose first N entries were before the target are the ones hidden,
+    /// as each output rank takes the time of the entry at that rank (times rise in decode order
+    /// and, shifted by the reorder delay, are the presentation times: ITU-T H.264 §C.4.5.3).
+    public func picture(fromAccessUnit index: Int) -> (entry: RecordingIndex.Entry, hidden: Bool)? {
+        guard let (entry, hidden) = state.withLock({ s -> (Int, Bool)? in
+            guard index >= 0 && index < s.delivered.count else { return nil }
+            let d = s.delivered[index]
+            guard index >= s.seekStart else { return (d.entry, d.hidden) }   // decoded before the last seek
+            guard s.hiddenOwed > 0 else { return (d.entry, false) }
+            s.hiddenOwed -= 1
+            return (d.entry, true)
+        }) else { return nil }
+        return (self.index.entries[entry], hidden)
     }
 
     // MARK: - control (from the window's thread)
@@ -166,7 +185,7 @@ public final class RecordingSource: ByteSource, Sendable {
                 s.chunkOffset = 0
                 // Frame-accurate seeks: pictures between the keyframe and the target are decoded, not shown.
                 let hidden = s.hideBeforeMicros.map { e.firstByteMicros < $0 } ?? false
-                if !hidden { s.hideBeforeMicros = nil }
+                if hidden { s.hiddenOwed += 1 } else { s.hideBeforeMicros = nil }
                 s.delivered.append((i, hidden))
                 s.position = i + 1
             }
@@ -193,6 +212,8 @@ public final class RecordingSource: ByteSource, Sendable {
             let starts = index.entries.indices.filter { (index.entries[$0].keyframe || index.entries[$0].recoveryPoint) && index.entries[$0].firstByteMicros <= want }
             s.position = max(s.range.lowerBound, min(starts.last ?? s.range.lowerBound, s.range.upperBound - 1))
             s.hideBeforeMicros = want
+            s.seekStart = s.delivered.count
+            s.hiddenOwed = 0
             s.current = []
             s.chunkOffset = 0
             s.startMicros = 0

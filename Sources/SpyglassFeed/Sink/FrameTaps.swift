@@ -54,7 +54,7 @@ public final class ReplayTimeline: FrameSink {
 
     public func consume(_ frame: DecodedFrame) {
         var frame = frame
-        if let (entry, hidden) = recording.entry(forAccessUnit: frame.accessUnitIndex) {
+        if let (entry, hidden) = recording.picture(fromAccessUnit: frame.accessUnitIndex) {
             if hidden { metrics.add(.framesToSeekTarget); return }
             frame.replayEntry = entry
         }

@@ -12,7 +12,8 @@ import SpyglassFeed
 /// index, which ``RecordingSource`` replays with seeking and speed):
 /// - ``recording(of:)`` demuxes a Matroska, MP4/MOV or MPEG-TS file through libavformat, each
 ///   video packet to Annex B (libavcodec's `h264_mp4toannexb`/`hevc_mp4toannexb`, which also put
-///   the parameter sets before each keyframe), timed by its decode time stamp: `spyglass replay
+///   the parameter sets before each keyframe), timed in decode order by presentation rank
+///   (``DecodeOrderTimes``): `spyglass replay
 ///   FILE.mkv|.mp4|.ts` and `spyglass play FILE.mkv|.mp4`, at the file's own timing;
 /// - ``export(_:to:)`` muxes a raw recording into a container with its index's timing
 ///   (`spyglass export REC.h264 OUT.mkv`).
@@ -36,7 +37,7 @@ public enum ContainerImport {
     }
 
     /// Writes `input`'s video as a recording in a new temporary folder: `NAME.h264`/`.h265` and
-    /// its `.idx`, each access unit at its decode time (µs from the first; the file's
+    /// its `.idx`, each access unit at the time of its presentation rank (µs from the first; the file's
     /// `creation_time`, if any, as the wall clock). The caller removes the folder.
     /// - Returns: the stream file's path.
     /// - Throws: ``ImportError`` for a file libavformat cannot read, no H.264/H.265 video, or a
@@ -68,25 +69,28 @@ public enum ContainerImport {
         var packet = av_packet_alloc()
         defer { av_packet_free(&packet) }
         guard let packet else { throw ImportError("out of memory") }
+        var times = DecodeOrderTimes<(data: [UInt8], key: Bool)>()
         var first: Int64?, last: Int64 = -1
+        // µs from the first packet's time, rising in decode order.
+        func write(_ timed: [((data: [UInt8], key: Bool), Int64)]) throws {
+            for (p, absolute) in timed {
+                if first == nil { first = absolute }
+                let us = max(absolute - (first ?? absolute), last + 1)
+                last = us
+                try out.append(p.data, micros: UInt64(us), wallMicros: startWall.map { $0 + UInt64(us) } ?? 0, keyframe: p.key)
+            }
+        }
         while av_read_frame(ctx, packet) >= 0 {
             defer { av_packet_unref(packet) }
             guard packet.pointee.stream_index == v else { continue }
-            let t = packet.pointee.dts != spy_av_nopts_value() ? packet.pointee.dts : packet.pointee.pts
+            let pts = packet.pointee.pts != spy_av_nopts_value() ? packet.pointee.pts : packet.pointee.dts
+            let us = pts == spy_av_nopts_value() ? nil : av_rescale_q(pts, tb, AVRational(num: 1, den: 1_000_000))
             let key = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
             for data in try filter.annexB(packet) {
-                // µs from the first stamped packet; a packet with no stamp a frame (1/30 s) on.
-                var relative = last + 33_333
-                if t != spy_av_nopts_value() {
-                    let absolute = av_rescale_q(t, tb, AVRational(num: 1, den: 1_000_000))
-                    if first == nil { first = absolute }
-                    relative = absolute - first!
-                }
-                let us = max(relative, last + 1)
-                last = us
-                try out.append(data, micros: UInt64(us), wallMicros: startWall.map { $0 + UInt64(us) } ?? 0, keyframe: key)
+                try write(times.push((data, key), pts: us))
             }
         }
+        try write(times.flush())
         out.close()
         guard out.entries > 0 else { throw ImportError("\(input): no video packet could be read") }
         if filter.refused > 0 {

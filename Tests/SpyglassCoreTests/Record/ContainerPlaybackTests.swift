@@ -32,6 +32,28 @@ import Glibc
         #expect(shown.count == 60 && shown == expected, "\(encoder) in \(container)")
     }
 
+    /// `replay --from` of a B-frame file is frame-accurate in presentation order: it decodes from
+    /// the keyframe before the target and shows the pictures from the target on, whichever
+    /// access units they came from (decode order is not display order), and the summary counts
+    /// the ones decoded only to reach it.
+    @Test(arguments: [("libx264", "mkv"), ("libx264", "mp4"), ("libx265", "mkv")])
+    func replayFromABFrameFileIsFrameAccurate(encoder: String, container: String) throws {
+        let file = ContainerRecorderTests.temporary("bframes.\(container)")
+        let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "90",
+                                                               "-c:v", encoder, "-bf", "2", "-g", "30", "-pix_fmt", "yuv420p"]
+                                            + (encoder == "libx265" ? ["-x265-params", "log-level=error:open-gop=0", "-tag:v", "hvc1"] : []) + [file])
+        try #require(rc == 0, "\(err)")
+        let all = try Fixtures.ffmpegFrameMD5(file)
+        try #require(all.count == 90)
+        // 1.5 s is picture 45; the keyframe before it is picture 30 (1.0 s).
+        let md5 = ContainerRecorderTests.temporary("from.md5")
+        let (prc, _, perr) = try Fixtures.run(Fixtures.spyglassBinary, ["replay", file, "--from", "1.5", "--display", "none", "--untimed", "--framemd5", md5])
+        try #require(prc == 0, "\(perr)")
+        let shown = Fixtures.parseFrameMD5(try String(contentsOfFile: md5, encoding: .utf8))
+        #expect(shown == Array(all.dropFirst(45)), "\(encoder) in \(container): \(shown.count) shown")
+        #expect(perr.contains("(15 only to reach a seek target), 45 displayed"), "\(perr)")
+    }
+
     /// `spyglass probe` reads a container's video through the demuxer too.
     @Test func probeReadsAContainer() throws {
         let file = ContainerRecorderTests.temporary("probe.mp4")

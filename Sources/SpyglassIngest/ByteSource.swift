@@ -76,6 +76,9 @@ public protocol ByteSource: AnyObject {
     func read(into buffer: UnsafeMutableRawBufferPointer, timeoutMicros: Int) throws -> SourceEvent
     /// Releases the descriptor. Safe to call twice.
     func close()
+    /// True while the source holds on purpose (a replay paused, or held on its last picture):
+    /// its silence is not a sender gone quiet, so the decoder is not closed for it.
+    var isHolding: Bool { get }
     /// True when each read is one datagram (UDP): RTP can be detected and depacketized.
     var deliversDatagrams: Bool { get }
     /// True when a gap in the input means the sender paused, so that an idle gap ends the
@@ -109,6 +112,7 @@ public protocol ByteSource: AnyObject {
 }
 
 extension ByteSource {
+    public var isHolding: Bool { false }
     public var deliversDatagrams: Bool { false }
     public var idleGapsEndPictures: Bool { deliversInRealTime }
     public var countsAre: String { deliversDatagrams ? "datagrams" : "reads" }

@@ -477,7 +477,7 @@ final class FeedLoop {
             stage.forgetHeldUnits()
             MemoryPolicy.giveBackFreedMemory()
         }
-        guard decoderHoldsPictures, after > 0, source.deliversInRealTime, now >= lastDataMicros + after,
+        guard decoderHoldsPictures, after > 0, source.deliversInRealTime, !source.isHolding, now >= lastDataMicros + after,
               decoder != nil else { return }
         // 10 s of silence ends any picture in progress: it and the pictures held for reordering
         // are shown first (with --idle-flush-ms 0 the last one waited for the next data).

@@ -125,6 +125,8 @@ public final class RecordingSource: ByteSource, Sendable {
 
     // MARK: - control (from the window's thread)
 
+    /// Paused, or held on the last picture: the feed keeps its decoder (and its last picture).
+    public var isHolding: Bool { state.withLock { $0.paused } }
     /// Pauses or resumes delivery.
     public func togglePause() { state.withLock { $0.paused.toggle(); $0.startMicros = 0 } }
     /// While paused: deliver one more access unit.

@@ -127,6 +127,27 @@ import TestSupport
         }
     }
 
+    /// A replay held on its last picture (or paused) keeps its decoder: its silence is on
+    /// purpose, not a sender gone quiet, so the idle release (here after 0.3 s) does not close it
+    /// and say "no data"; played again from there, it decodes every picture again.
+    @Test func aHeldReplayKeepsItsDecoder() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("held-\(getpid())").path
+        try Self.recordBaselineCapture20msApart(to: base)
+        let source = try RecordingSource(streamPath: base + ".h264", untimed: true, holdsAtEnd: true)
+        var o = Harness.liveOptions(frames: 10_000, idleFlushMicros: 1_000)
+        o.timeoutSeconds = 60
+        o.decoderIdleReleaseMicros = 300_000
+        let h = Harness(source: source, options: o)
+        h.start()
+        defer { h.pipeline.stop(); _ = h.finish() }
+        #expect(h.waitForFrames(45), "the whole recording: \(h.framesSoFar) pictures")
+        #expect(Wait.until { source.progress.paused }, "held at the end")
+        let releases = { h.pipeline.metrics.snapshot().counters[.decoderReleases] ?? 0 }
+        #expect(!Wait.until(timeoutSeconds: 1.5) { releases() > 0 }, "held 5 times the idle release, the decoder stayed open")
+        source.togglePause()
+        #expect(h.waitForFrames(90), "played again from the start: \(h.framesSoFar) pictures")
+    }
+
     /// `replay --from` is frame-accurate: it decodes from the keyframe before the target and shows
     /// (and hashes) only the pictures from the target on.
     @Test func replayFromIsFrameAccurate() throws {

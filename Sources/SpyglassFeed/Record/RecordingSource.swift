@@ -62,13 +62,11 @@ public final class RecordingSource: ByteSource, Sendable {
     /// - Throws: ``SourceError/open(_:)``.
     public init(streamPath: String, speed: Double = 1, untimed: Bool = false, loop: Bool = false,
                 fromSeconds: Double? = nil, toSeconds: Double? = nil, label: String? = nil, holdsAtEnd: Bool = false) throws {
+        let name = label ?? streamPath   // errors name what the user gave, not a temporary import
         guard let idx = RecordingIndex.load(streamPath: streamPath) else {
             throw SourceError.open("\(streamPath): no recording index (\(streamPath).idx)")
         }
-        guard !idx.entries.isEmpty else { throw SourceError.open("\(streamPath): the recording holds no complete access unit") }
-        let fd = open(streamPath, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw SourceError.open("\(streamPath): \(errnoText())") }
-        self.fd = fd
+        guard !idx.entries.isEmpty else { throw SourceError.open("\(name): the recording holds no complete access unit") }
         index = idx
         self.label = label ?? streamPath
         self.loop = loop
@@ -78,7 +76,7 @@ public final class RecordingSource: ByteSource, Sendable {
         if let from = fromSeconds {
             let length = Double((idx.entries.last?.firstByteMicros ?? t0) - t0) / 1e6
             guard from <= length else {
-                throw SourceError.open(String(format: "%@: --from %.1f s is past the last picture of the recording (%.1f s)", streamPath, from, length))
+                throw SourceError.open(String(format: "%@: --from %.1f s is past the last picture of the recording (%.1f s)", name, from, length))
             }
             let target = t0 + UInt64(max(0, from) * 1e6)
             let starts = idx.entries.indices.filter { (idx.entries[$0].keyframe || idx.entries[$0].recoveryPoint) && idx.entries[$0].firstByteMicros <= target }
@@ -90,6 +88,10 @@ public final class RecordingSource: ByteSource, Sendable {
         }
         var st = State(range: lo..<hi, position: lo, speedNow: untimed ? 0 : max(0.25, min(4, speed)))
         if let from = fromSeconds { st.hideBeforeMicros = t0 + UInt64(max(0, from) * 1e6) }
+        // Opened last: nothing after it throws, so the descriptor is never left open.
+        let fd = open(streamPath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw SourceError.open("\(name): \(errnoText())") }
+        self.fd = fd
         state = Mutex(st)
     }
 

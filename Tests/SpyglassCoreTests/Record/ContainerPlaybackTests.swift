@@ -52,6 +52,9 @@ import Glibc
         let shown = Fixtures.parseFrameMD5(try String(contentsOfFile: md5, encoding: .utf8))
         #expect(shown == Array(all.dropFirst(45)), "\(encoder) in \(container): \(shown.count) shown")
         #expect(perr.contains("(15 only to reach a seek target), 45 displayed"), "\(perr)")
+        // Past the end: one error line that names the file given, not the temporary import.
+        let (erc, _, eerr) = try Fixtures.run(Fixtures.spyglassBinary, ["replay", file, "--from", "100", "--display", "none"])
+        #expect(erc == 1 && eerr.contains("error: \(file): --from 100.0 s is past the last picture of the recording (3.0 s)"), "\(eerr)")
     }
 
     /// `spyglass probe` reads a container's video through the demuxer too.

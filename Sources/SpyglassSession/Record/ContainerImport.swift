@@ -175,14 +175,15 @@ final class IndexedWriter {
 
 extension ContainerImport {
     /// `spyglass export REC.h264 OUT.mkv|.ts|.mp4`: a raw recording (made with `--record
-    /// NAME.h264`) into a container, each access unit at its index's capture time where it has
-    /// one, else its recorded arrival (wall clock); the first one's is the file's
-    /// `creation_time`.
+    /// NAME.h264`) into a container through the recorder a live `--record NAME.mkv` uses
+    /// (``ContainerRecorder``), each access unit timed as recorded: its capture time where it has
+    /// one, else its arrival; B-frames in presentation order (from the picture order count), with
+    /// captions; the first picture's time is the file's `creation_time`.
     /// - Returns: the pictures written and the span of their time stamps, seconds.
     /// - Throws: ``ImportError`` for a recording with no index or no keyframe, an output name
     ///   that is not `.mkv`, `.ts` or `.mp4`, or a write error.
     public static func export(_ streamPath: String, to output: String) throws -> (pictures: Int, seconds: Double, dropped: Int) {
-        guard let container = ContainerWriter.Container(rawValue: FilePath.fileExtension(output)) else {
+        guard ContainerWriter.Container(rawValue: FilePath.fileExtension(output)) != nil else {
             throw ImportError("\(output): name the container with .mkv, .ts or .mp4")
         }
         guard recordsRawStream(streamPath) else {
@@ -194,47 +195,39 @@ extension ContainerImport {
         }
         guard let file = FileHandle(forReadingAtPath: streamPath) else { throw ImportError("\(streamPath): cannot be read") }
         defer { try? file.close() }
-        let codec: VideoCodec = streamPath.lowercased().hasSuffix(".h265") ? .h265 : .h264
-        func bytes(_ e: RecordingIndex.Entry) throws -> [UInt8] {
-            try file.seek(toOffset: UInt64(e.offset))
-            return [UInt8](try file.read(upToCount: e.size) ?? Data())
-        }
         guard let firstKey = idx.entries.firstIndex(where: \.keyframe) else { throw ImportError("\(streamPath): no keyframe to start from") }
-        var units: [[UInt8]] = []
-        var scanner = AnnexBScanner()
-        try bytes(idx.entries[firstKey]).withUnsafeBytes { _ = scanner.push($0, arrivalMicros: 0) { units.append($0.bytes) } }
-        scanner.flush(atMicros: 0, reason: .endOfStream) { units.append($0.bytes) }
-        let isParameterSet = { (u: [UInt8]) -> Bool in codec == .h265 ? (32...34).contains(Int(u[0] >> 1) & 0x3F) : [7, 8].contains(u[0] & 0x1F) }
-        let sets = units.filter { !$0.isEmpty && isParameterSet($0) }
-        let sps = sets.first { codec == .h265 ? Int($0[0] >> 1) & 0x3F == 33 : $0[0] & 0x1F == 7 }
-        let size = try sps.map { s -> (Int, Int) in
-            if codec == .h265 { let p = try H265SPS(nalUnit: s); return (p.width, p.height) }
-            let p = try H264SPS(nalUnit: s); return (p.width, p.height)
-        } ?? (0, 0)
-        let stampOf = { (e: RecordingIndex.Entry) -> UInt64 in e.captureWallMicros > 0 ? e.captureWallMicros : e.wallMicros > 0 ? e.wallMicros : e.firstByteMicros }
-        let t0 = stampOf(idx.entries[firstKey])
-        let writer = try ContainerWriter(path: output, container: container, codec: codec, width: size.0, height: size.1,
-                                         parameterSets: sets, startWallMicros: t0)
-        var written = 0, last: Int64 = 0
         let entries = Array(idx.entries[firstKey...])
-        do {
-            for (k, e) in entries.enumerated() {
-                let t = Int64(bitPattern: stampOf(e) &- t0)
-                try writer.write(try bytes(e), ptsMicros: max(0, t), dtsMicros: max(0, t), keyframe: e.keyframe)
-                // Each caption until the next picture arrived (at most a second), as when recorded live.
-                let next = k + 1 < entries.count ? entries[k + 1].wallMicros : e.wallMicros + 33_333
-                try writer.writeCaption(ContainerWriter.caption(captureWallMicros: e.captureWallMicros > 0 ? e.captureWallMicros : nil,
-                                                                arrivalWallMicros: e.wallMicros),
-                                        micros: max(0, t), durationMicros: Int64(min(max(next, e.wallMicros + 1) - e.wallMicros, 1_000_000)))
-                written += 1
-                last = max(last, t)
+        let recorder = ContainerRecorder(path: output)
+        var assembler = AccessUnitAssembler(codec: streamPath.lowercased().hasSuffix(".h265") ? .h265 : .h264)
+        for e in entries {
+            try file.seek(toOffset: UInt64(e.offset))
+            for au in accessUnits([UInt8](try file.read(upToCount: e.size) ?? Data()), of: e, assembler: &assembler) {
+                recorder.record(au, store: assembler.parameterSets, wallMicros: e.wallMicros)
             }
-        } catch {
-            writer.close()
-            throw ImportError("\(error)")
         }
-        writer.close()
-        return (written, Double(last) / 1e6, idx.repaired)
+        recorder.close()
+        if let error = recorder.error { throw ImportError(error) }
+        let stamp = { (e: RecordingIndex.Entry) -> UInt64 in e.captureWallMicros > 0 ? e.captureWallMicros : e.firstByteMicros }
+        let span = entries.map(stamp).max().map { $0 > stamp(entries[0]) ? Double($0 - stamp(entries[0])) / 1e6 : 0 } ?? 0
+        return (recorder.accessUnits, span, idx.repaired)
+    }
+
+    /// The access unit of one index entry, timed as when it was recorded: its first and last
+    /// byte's arrival (monotonic µs) and its capture time (µs since the epoch), so that the
+    /// recorder stamps it as it did live.
+    private static func accessUnits(_ bytes: [UInt8], of e: RecordingIndex.Entry, assembler: inout AccessUnitAssembler) -> [AccessUnit] {
+        var aus: [AccessUnit] = []
+        var scanner = AnnexBScanner()
+        scanner.push(bytes, arrivalMicros: e.firstByteMicros) { if let au = assembler.push($0) { aus.append(au) } }
+        scanner.flush(atMicros: e.lastByteMicros, reason: .endOfStream) { if let au = assembler.push($0) { aus.append(au) } }
+        if let au = assembler.flush(atMicros: e.lastByteMicros, reason: .endOfStream) { aus.append(au) }
+        return aus.map { au in
+            var au = au
+            au.firstByteMicros = e.firstByteMicros
+            au.lastByteMicros = e.lastByteMicros
+            au.captureWallMicros = e.captureWallMicros > 0 ? e.captureWallMicros : nil
+            return au
+        }
     }
 }
 

@@ -227,7 +227,8 @@ import Glibc
     /// A stream with B-frames (x264/x265 with 2 B-frames, sent live by ffmpeg as raw Annex B):
     /// the access units come in decode order with only their arrival times, and the recording
     /// still presents each picture in output order (the picture order count), after its decode.
-    @Test(arguments: [("h264", "mkv"), ("h265", "ts"), ("h264", "mp4")])
+    /// A raw recording (`--record NAME.h264`) exported to Matroska (`spyglass export`) does too.
+    @Test(arguments: [("h264", "mkv"), ("h265", "ts"), ("h264", "mp4"), ("h264", "h264")])
     func aBFrameStreamIsRecordedInPresentationOrder(codec: String, container: String) throws {
         let encoded = Self.temporary("b-frames.\(codec)")
         let encoder = codec == "h264" ? ["-c:v", "libx264", "-bf", "2", "-g", "30"]
@@ -236,14 +237,20 @@ import Glibc
                                               + encoder + ["-pix_fmt", "yuv420p", "-f", codec == "h264" ? "h264" : "hevc", encoded])
         try #require(erc == 0, "ffmpeg encodes the stream: \(eerr)")
         let port = try Sender.freeUDPPort()
-        let file = Self.temporary("b-frames.\(container)")
+        let recorded = Self.temporary("b-frames.\(container)")
         let play = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(port)", "--display", "none", "--timeout", "2",
-                                                               "--record", file])
+                                                               "--record", recorded])
         try #require(Wait.until(timeoutSeconds: 30) { Fixtures.udpPortIsBound(port) }, "spyglass listens")
         let (src, _, serr) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-re", "-r", "30", "-i", encoded, "-c", "copy",
                                                                   "-f", codec == "h264" ? "h264" : "hevc", "udp://127.0.0.1:\(port)?pkt_size=1316"])
         try #require(src == 0, "ffmpeg sends: \(serr)")
         #expect(play.wait().0 == 0)
+        var file = recorded
+        if recordsRawStream(recorded) {
+            file = Self.temporary("b-frames-exported.mkv")
+            let (xrc, said, xerr) = try Fixtures.run(Fixtures.spyglassBinary, ["export", recorded, file])
+            try #require(xrc == 0, "\(said)\(xerr)")
+        }
         #expect(try Fixtures.ffmpegFrameMD5(file) == Fixtures.ffmpegFrameMD5(encoded), "every picture the sender encoded, in order")
         // The decoded pictures' time stamps, in output order, rise: none is shown out of turn.
         let (_, frames, _) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts",

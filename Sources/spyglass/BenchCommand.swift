@@ -34,100 +34,97 @@ a plot (tools/plot-latency).
   --clock-offset-ms N | --clock-offset relative   how the receiver reads those stamps (as play)
 """
 
-@MainActor func runBench(_ argv: [String]) throws -> Int32 {
-    var a = Arguments(args: argv)
+/// What `spyglass bench` was asked for.
+struct BenchRequest {
     var settings = VideoEncoder.Settings()
     var duration = 10.0
     var transport = "udp"
     var rtspTransport = RTSPTransport.udp
-    var senderClockOffset: Int64 = 0
-    var target = 100.0
+    var senderClockOffsetMicros: Int64 = 0
+    var targetMillis = 100.0
     var options = PlayOptions()
-    options.latencyLogPath = "out/bench-latency.csv"
     var plotPath: String?
     var displayGiven = false
     var loss = 0.0
+}
+
+/// `spyglass bench`'s options. - Returns: nil when `--help` was printed.
+/// - Throws: ``CLIError/usage(_:)`` for an unknown option or a value out of range.
+func parseBench(_ argv: [String]) throws -> BenchRequest? {
+    var a = Arguments(args: argv)
+    var r = BenchRequest()
+    r.options.latencyLogPath = "out/bench-latency.csv"
     while let arg = a.next() {
-        if try parsePatternOption(arg, &a, &settings) { continue }
+        if try parsePatternOption(arg, &a, &r.settings) { continue }
         switch arg {
-        case "--duration": duration = try a.number(arg, 0.5...3600)
+        case "--duration": r.duration = try a.number(arg, 0.5...3600)
         case "--transport":
-            transport = try a.value(arg)
-            guard BenchLink.transports.contains(transport) else { throw CLIError.usage("--transport: \(BenchLink.transports.joined(separator: ", "))") }
+            r.transport = try a.value(arg)
+            guard BenchLink.transports.contains(r.transport) else { throw CLIError.usage("--transport: \(BenchLink.transports.joined(separator: ", "))") }
         case "--rtsp-transport":
-            let v = try a.value(arg)
-            guard let t = RTSPTransport(rawValue: v), t != .auto else { throw CLIError.usage("--rtsp-transport: udp or tcp") }
-            rtspTransport = t
+            guard let t = RTSPTransport(rawValue: try a.value(arg)), t != .auto else { throw CLIError.usage("--rtsp-transport: udp or tcp") }
+            r.rtspTransport = t
         case "--display":
-            let v = try a.value(arg)
-            guard let d = PlayOptions.DisplayKind(rawValue: v) else { throw CLIError.usage("--display: sdl or none") }
-            options.display = d
-            displayGiven = true
-        case "--target-ms": target = try a.number(arg, 0.1...100_000)
-        case "--latency-log": options.latencyLogPath = try a.value(arg)
-        case "--plot": plotPath = try a.value(arg)
-        case "--idle-flush-ms": options.receiver.idleFlushMicros = Int(try a.number(arg, 0...10_000) * 1000)
-        case "--quiet", "-q": options.quiet = true
-        case "--loss": loss = try a.number(arg, 0...0.5)
-        case "--keyframe-requests": options.receiver.keyframeRequests = try a.onOff(arg)
-        case "--sender-clock-offset-ms": senderClockOffset = Int64(try a.number(arg, -86_400_000...86_400_000) * 1000)
-        case "--clock-offset-ms": options.captureClock = .absolute(offsetMicros: Int64(try a.number(arg, -86_400_000...86_400_000) * 1000))
+            guard let d = PlayOptions.DisplayKind(rawValue: try a.value(arg)) else { throw CLIError.usage("--display: sdl or none") }
+            r.options.display = d
+            r.displayGiven = true
+        case "--target-ms": r.targetMillis = try a.number(arg, 0.1...100_000)
+        case "--latency-log": r.options.latencyLogPath = try a.value(arg)
+        case "--plot": r.plotPath = try a.value(arg)
+        case "--idle-flush-ms": r.options.receiver.idleFlushMicros = Int(try a.number(arg, 0...10_000) * 1000)
+        case "--quiet", "-q": r.options.quiet = true
+        case "--loss": r.loss = try a.number(arg, 0...0.5)
+        case "--keyframe-requests": r.options.receiver.keyframeRequests = try a.onOff(arg)
+        case "--sender-clock-offset-ms": r.senderClockOffsetMicros = Int64(try a.number(arg, -86_400_000...86_400_000) * 1000)
+        case "--clock-offset-ms": r.options.captureClock = .absolute(offsetMicros: Int64(try a.number(arg, -86_400_000...86_400_000) * 1000))
         case "--clock-offset":
             guard try a.value(arg) == "relative" else { throw CLIError.usage("--clock-offset: relative") }
-            options.captureClock = .relative
-        case "-h", "--help": print(benchUsage); return 0
+            r.options.captureClock = .relative
+        case "-h", "--help": print(benchUsage); return nil
         default: throw CLIError.usage("unknown option \(arg)\(Suggestion.didYouMean(arg, among: Suggestion.options(in: benchUsage)))")
         }
     }
     let env = ProcessInfo.processInfo.environment
-    if !displayGiven && env["DISPLAY"] == nil && env["WAYLAND_DISPLAY"] == nil { options.display = .none }
-    if let dir = options.latencyLogPath.map({ URL(fileURLWithPath: $0).deletingLastPathComponent().path }) {
+    if !r.displayGiven && env["DISPLAY"] == nil && env["WAYLAND_DISPLAY"] == nil { r.options.display = .none }
+    r.options.receiver.codec = r.settings.codec
+    r.options.keepLatencySamples = true
+    r.options.receiver.timeoutSeconds = r.duration + 5
+    return r
+}
+
+/// `spyglass bench`: the receiver first (kernel-chosen port; the RTSP server in between), then
+/// the sender aimed at it; the report once the sender is done. Exit 0 on PASS, 3 on FAIL.
+@MainActor func runBench(_ argv: [String]) throws -> Int32 {
+    guard let r = try parseBench(argv) else { return 0 }
+    if let dir = r.options.latencyLogPath.map({ URL(fileURLWithPath: $0).deletingLastPathComponent().path }) {
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     }
-    options.receiver.codec = settings.codec
-    options.keepLatencySamples = true
-    options.receiver.timeoutSeconds = duration + 5
     Log.setQuiet(true)
-
-    // Receiver first (kernel-chosen port; the RTSP server in between), then the sender aimed at it.
-    var link = try BenchLink.open(transport, codec: settings.codec, rtspTransport: rtspTransport)
+    var link = try BenchLink.open(r.transport, codec: r.settings.codec, rtspTransport: r.rtspTransport)
     defer { link.close() }
-    let session = PlaySession(urls: [link.receiverURL], options: options)
-    let via = transport == "rtsp" ? "rtsp over \(rtspTransport.rawValue)" : transport
-    let describe = "\(settings.codec.displayName) \(settings.width)x\(settings.height)@\(settings.fps), \(settings.bitrate / 1000) kbit/s, \(settings.slices) slice(s), \(via), display \(options.display.rawValue)"
-    writeStandardError("spyglass bench: \(describe), \(String(format: "%.0f", duration)) s\n")
-
-    let senderDone = link.startSender(settings, durationSeconds: duration, clockOffsetMicros: senderClockOffset, loss: loss)
+    let session = PlaySession(urls: [link.receiverURL], options: r.options)
+    let via = r.transport == "rtsp" ? "rtsp over \(r.rtspTransport.rawValue)" : r.transport
+    let set = r.settings
+    let describe = "\(set.codec.displayName) \(set.width)x\(set.height)@\(set.fps), \(set.bitrate / 1000) kbit/s, \(set.slices) slice(s), \(via), display \(r.options.display.rawValue)"
+    writeStandardError("spyglass bench: \(describe), \(String(format: "%.0f", r.duration)) s\n")
+    let senderDone = link.startSender(set, durationSeconds: r.duration, clockOffsetMicros: r.senderClockOffsetMicros, loss: r.loss)
     let started = MonotonicClock.nowMicros()
     var lastLine = 0
     session.onTick = {
         let elapsed = Double(MonotonicClock.nowMicros() - started) / 1e6
-        let frac = min(1, elapsed / duration)
-        let bar = String(repeating: "█", count: Int(frac * 30)) + String(repeating: "·", count: 30 - Int(frac * 30))
-        let frames = session.feeds.first?.latency?.count ?? 0
-        // A progress bar on a terminal; a line per second in a log.
-        if isatty(2) != 0 {
-            writeStandardError(String(format: "\r  [%@] %4.1f/%.0f s  %d frames", bar, min(elapsed, duration), duration, frames))
-        } else if Int(elapsed) > lastLine {
-            lastLine = Int(elapsed)
-            writeStandardError(String(format: "  %4.0f/%.0f s  %d frames\n", min(elapsed, duration), duration, frames))
-        }
+        if let line = benchProgress(elapsed: elapsed, duration: r.duration, frames: session.feeds.first?.latency?.count ?? 0,
+                                    tty: isatty(2) != 0, lastLineSecond: &lastLine) { writeStandardError(line) }
         if senderDone.isSet { session.feeds.first?.pipeline.stop() }
     }
     let rc = session.run(openedSource: try link.openReceiver())
     if isatty(2) != 0 { writeStandardError("\n") }
     guard rc == 0, let recorder = session.feeds.first?.latency else { return rc }
-
-    print(recorder.table())
     let s = session.feeds.first?.pipeline.summary
-    if let s { print("frames: \(s.framesDecoded) decoded, \(s.framesDisplayed) displayed, \(s.framesDropped) dropped; \(s.decodeErrors) decode errors") }
-    if let l = s?.srt { print(FeedSummary.srtText(l)) }
-    if let s, loss > 0 { print("loss: \(s.datagramsLost) packets lost; \(s.keyframeRequestsLoss + s.keyframeRequestsCut) keyframe requests; clean again \(s.recoveries) time\(s.recoveries == 1 ? "" : "s")" + (s.recoveryMillisP50.map { String(format: ", recovery p50 %.0f ms", $0) } ?? "")) }
-    let v = BenchVerdict(recorder: recorder, summary: s, targetMillis: target, relative: options.captureClock == .relative)
-    print(v.line)
-    if let csv = options.latencyLogPath {
+    let v = BenchVerdict(recorder: recorder, summary: s, targetMillis: r.targetMillis, relative: r.options.captureClock == .relative)
+    benchReport(recorder: recorder, summary: s, lossGiven: r.loss > 0, verdict: v).forEach { print($0) }
+    if let csv = r.options.latencyLogPath {
         print("per-frame log: \(csv)")
-        let png = plotPath ?? (csv.hasSuffix(".csv") ? String(csv.dropLast(4)) + ".png" : csv + ".png")
+        let png = r.plotPath ?? (csv.hasSuffix(".csv") ? String(csv.dropLast(4)) + ".png" : csv + ".png")
         if png != "none" { print(plotLatency(csv: csv, png: png, title: "spyglass bench: \(describe)")) }
     }
     return v.passed ? 0 : 3

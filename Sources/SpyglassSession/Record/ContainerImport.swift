@@ -44,10 +44,33 @@ public enum ContainerImport {
     ///   temporary folder that cannot be written.
     public static func recording(of input: String) throws -> String {
         var ctx: UnsafeMutablePointer<AVFormatContext>?
-        var rc = avformat_open_input(&ctx, input, nil, nil)
+        let rc = avformat_open_input(&ctx, input, nil, nil)
         guard rc >= 0, let ctx else { throw ImportError("\(input): \(VideoDecoder.errorText(rc))") }
         defer { var c: UnsafeMutablePointer<AVFormatContext>? = ctx; avformat_close_input(&c) }
-        rc = avformat_find_stream_info(ctx, nil)
+        let (v, stream, codec) = try videoStream(of: ctx, input)
+        let filter = try AnnexBFilter(codec: codec, stream: stream, input)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("spyglass-import-\(getpid())-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let streamPath = "\(dir)/\(FilePath.stem(input)).\(codec.fileExtension)"
+        var done = false
+        defer { if !done { try? FileManager.default.removeItem(atPath: dir) } }   // nothing left behind on an error
+        let out = try IndexedWriter(streamPath: streamPath)
+        try copyVideo(of: ctx, stream: v, timeBase: stream.pointee.time_base, through: filter, into: out, startWall: creationMicros(ctx))
+        out.close()
+        guard out.entries > 0 else { throw ImportError("\(input): no video packet could be read") }
+        if filter.refused > 0 {
+            Log.info("\(input): \(filter.refused) damaged video packets dropped (libavcodec's Annex B filter refused them)")
+        }
+        done = true
+        return streamPath
+    }
+
+    /// The file's best video stream: its index, the stream, and its codec.
+    /// - Throws: ``ImportError`` when the file cannot be read, has no video, or its video is not
+    ///   H.264 or H.265.
+    private static func videoStream(of ctx: UnsafeMutablePointer<AVFormatContext>, _ input: String) throws
+        -> (Int32, UnsafeMutablePointer<AVStream>, VideoCodec) {
+        let rc = avformat_find_stream_info(ctx, nil)
         guard rc >= 0 else { throw ImportError("\(input): \(VideoDecoder.errorText(rc))") }
         let v = av_find_best_stream(ctx, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard v >= 0, let stream = ctx.pointee.streams[Int(v)] else { throw ImportError("\(input): no video stream") }
@@ -55,23 +78,19 @@ public enum ContainerImport {
         guard codecID == AV_CODEC_ID_H264 || codecID == AV_CODEC_ID_HEVC else {
             throw ImportError("\(input): the video is \(String(cString: avcodec_get_name(codecID))), not H.264 or H.265")
         }
-        let codec: VideoCodec = codecID == AV_CODEC_ID_HEVC ? .h265 : .h264
-        let filter = try AnnexBFilter(codec: codec, stream: stream, input)
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("spyglass-import-\(getpid())-\(UUID().uuidString)").path
-        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let name = FilePath.stem(input)
-        let streamPath = "\(dir)/\(name).\(codec.fileExtension)"
-        var done = false
-        defer { if !done { try? FileManager.default.removeItem(atPath: dir) } }   // nothing left behind on an error
-        let out = try IndexedWriter(streamPath: streamPath)
-        let startWall = creationMicros(ctx)
-        let tb = stream.pointee.time_base
+        return (v, stream, codecID == AV_CODEC_ID_HEVC ? .h265 : .h264)
+    }
+
+    /// Every packet of stream `v` as Annex B into `out`, in decode order, each at the time of its
+    /// presentation rank (``DecodeOrderTimes``), µs from the first and rising; `startWall` (µs
+    /// since the epoch) plus that as its wall clock.
+    private static func copyVideo(of ctx: UnsafeMutablePointer<AVFormatContext>, stream v: Int32, timeBase tb: AVRational,
+                                  through filter: AnnexBFilter, into out: IndexedWriter, startWall: UInt64?) throws {
         var packet = av_packet_alloc()
         defer { av_packet_free(&packet) }
         guard let packet else { throw ImportError("out of memory") }
         var times = DecodeOrderTimes<(data: [UInt8], key: Bool)>()
         var first: Int64?, last: Int64 = -1
-        // µs from the first packet's time, rising in decode order.
         func write(_ timed: [((data: [UInt8], key: Bool), Int64)]) throws {
             for (p, absolute) in timed {
                 if first == nil { first = absolute }
@@ -86,18 +105,9 @@ public enum ContainerImport {
             let pts = packet.pointee.pts != spy_av_nopts_value() ? packet.pointee.pts : packet.pointee.dts
             let us = pts == spy_av_nopts_value() ? nil : av_rescale_q(pts, tb, AVRational(num: 1, den: 1_000_000))
             let key = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
-            for data in try filter.annexB(packet) {
-                try write(times.push((data, key), pts: us))
-            }
+            for data in try filter.annexB(packet) { try write(times.push((data, key), pts: us)) }
         }
         try write(times.flush())
-        out.close()
-        guard out.entries > 0 else { throw ImportError("\(input): no video packet could be read") }
-        if filter.refused > 0 {
-            Log.info("\(input): \(filter.refused) damaged video packets dropped (libavcodec's Annex B filter refused them)")
-        }
-        done = true
-        return streamPath
     }
 
     /// The container's `creation_time` as µs since the epoch, if it has one.

@@ -151,9 +151,12 @@ public final class PlayFeed {
     /// (``RecordingName/unused(_:exists:)``), and the user is told the name it takes instead.
     private static func recordingPath(_ asked: String?) -> String? {
         guard let asked else { return nil }
-        let path = RecordingName.unused(asked)
+        let dir = FilePath.folder(asked)
+        guard access(dir.isEmpty ? "." : dir, W_OK) == 0 else { return asked }   // said once, by flightRecorder
+        let path = RecordingName.claim(asked)
         if path != asked {
-            Log.info("--record \(asked): a recording by that name exists; recording into \(path) instead (nothing is overwritten)")
+            let file = recordsRawStream(path) ? path : ContainerRecorder.fileName(for: path)
+            Log.info("--record \(asked): a recording by that name exists; recording into \(file) instead (nothing is overwritten)")
         }
         return path
     }

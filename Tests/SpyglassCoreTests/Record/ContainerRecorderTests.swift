@@ -260,6 +260,44 @@ import Glibc
         // The packets are in decode order: some come before a picture they are shown after.
         let packets = try Self.packets(file).map(\.pts)
         #expect(zip(packets.dropFirst(), packets).contains { $0 < $1 }, "B-frames kept as such: \(packets.prefix(8))")
+        // Each access unit is decoded at the time of the picture output two before its rank: the
+        // dts rise a picture apart after the first few (up to the declared reorder depth + 1: x264 says 3 here; a window's earliest pts gave two access
+        // units of every group of B-frames one dts, which remuxing to MPEG-TS warns of).
+        if container != "mkv" && !recordsRawStream(recorded) {
+            let (_, out, _) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                                   "packet=dts_time", "-of", "csv=p=0", file])
+            let dts = out.split(separator: "\n").compactMap { Double($0.split(separator: ",").first ?? "") }
+            #expect(zip(dts.dropFirst(), dts).dropFirst(4).allSatisfy { $0 - $1 > 0.005 }, "dts \(dts.prefix(12))")
+        }
+    }
+
+    /// A camera's RTP with B-frames (GStreamer's x264enc with 2 B-frames, rtph264pay and rtpbin
+    /// sending RTCP: tools/rtp-camera): the first pictures come before the first sender report
+    /// (arrival-timed), the rest at their capture times, which go on from them. The MP4's dts
+    /// rise, and its pictures in output order are presented in order: capture times on their
+    /// own jumped back by the capture-to-arrival time, onto pictures already presented.
+    @Test func aCaptureTimedBFrameStreamHasRisingDts() throws {
+        let port = try Sender.freeUDPPort()
+        let file = Self.temporary("camera-b.mp4")
+        let play = try Fixtures.start(Fixtures.spyglassBinary, ["play", "udp://127.0.0.1:\(port)", "--rtp", "--display", "none",
+                                                               "--timeout", "2", "--record", file])
+        try #require(Wait.until(timeoutSeconds: 30) { Fixtures.udpPortIsBound(port) }, "spyglass listens")
+        let camera = try Fixtures.start(Fixtures.root.appendingPathComponent("tools/rtp-camera").path,
+                                        ["--to", "127.0.0.1:\(port)", "--bframes", "2", "--frames", "90", "--key-int", "30"])
+        #expect(camera.wait(timeoutSeconds: 60).0 == 0)
+        let (prc, perr) = play.wait()
+        try #require(prc == 0, "\(perr)")
+        #expect(perr.contains("RTCP: "), "capture times from the sender reports: \(perr)")
+        let (rc, out, _) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                                                "packet=dts_time", "-of", "csv=p=0", file])
+        try #require(rc == 0)
+        let dts = out.split(separator: "\n").compactMap { Double($0.split(separator: ",").first ?? "") }
+        #expect(dts.count == 90, "\(dts.count) packets")
+        #expect(zip(dts.dropFirst(), dts).allSatisfy { $0 > $1 }, "dts rises: \(dts.prefix(12))")
+        let (_, frames, _) = try Fixtures.run("/usr/bin/ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts",
+                                                                  "-of", "csv=p=0", file])
+        let pts = frames.split(separator: "\n").compactMap { Int($0.split(separator: ",").first ?? "") }
+        #expect(pts.count == 90 && zip(pts.dropFirst(), pts).allSatisfy { $0 > $1 }, "\(pts.count) pictures, pts \(pts)")
     }
 
     /// A live stream at 30 fps for 3 s and then 15 fps for 3 s (two `spyglass send pattern`

@@ -17,9 +17,25 @@ import Testing
         #expect(RecordingName.unused("a.b.ts", exists: there.contains) == "a.b-2.ts")
     }
 
+    @Test func theExtensionKeepsItsSpellingAndTheNumbersGoOn() {
+        #expect(RecordingName.unused("g.MKV", exists: { $0 == "g.MKV" }) == "g-2.MKV")
+        let there = Set(["f.mkv"] + (2...10_050).map { "f-\($0).mkv" })
+        #expect(RecordingName.unused("f", exists: there.contains) == "f-10051")
+    }
+
+    /// Two feeds of one process never get one name: the second passes over what the first took.
+    @Test func aNameTakenByAnotherFeedIsPassedOver() {
+        let base = "/nonexistent-\(getpid())-\(Int.random(in: 0...1_000_000))/w"
+        let a = RecordingName.claim(base), b = RecordingName.claim(base + ".mkv"), c = RecordingName.claim(base)
+        #expect(a == base && b == base + "-2.mkv" && c == base + "-3", "\(a) \(b) \(c)")
+    }
+
     @Test func aSplitRecordingOrATelemetryLogBesideItTakesTheName() {
         #expect(RecordingName.unused("flight", exists: { $0 == "flight-000.mkv" }) == "flight-2")
         #expect(RecordingName.unused("cam.h265", exists: { $0 == "cam-000.h265" }) == "cam-2.h265")
+        // A raw recording is named by the codec it holds: q.264 splits into q.264-000.h264.
+        #expect(RecordingName.unused("q.264", exists: { $0 == "q.264-000.h264" }) == "q-2.264")
+        #expect(RecordingName.unused("hv.h264", exists: { $0 == "hv.h264-000.h265" }) == "hv-2.h264")
         #expect(RecordingName.unused("flight.mp4", exists: { $0 == "flight.tlog" }) == "flight-2.mp4")
     }
 

@@ -79,6 +79,9 @@ public protocol ByteSource: AnyObject {
     /// True while the source holds on purpose (a replay paused, or held on its last picture):
     /// its silence is not a sender gone quiet, so the decoder is not closed for it.
     var isHolding: Bool { get }
+    /// True while a replay holds on its last picture: nothing follows until the user seeks or
+    /// plays again (from a keyframe), so the pictures the decoder holds for reordering are shown.
+    var isHeldAtEnd: Bool { get }
     /// True when each read is one datagram (UDP): RTP can be detected and depacketized.
     var deliversDatagrams: Bool { get }
     /// True when a gap in the input means the sender paused, so that an idle gap ends the
@@ -113,6 +116,7 @@ public protocol ByteSource: AnyObject {
 
 extension ByteSource {
     public var isHolding: Bool { false }
+    public var isHeldAtEnd: Bool { false }
     public var deliversDatagrams: Bool { false }
     public var idleGapsEndPictures: Bool { deliversInRealTime }
     public var countsAre: String { deliversDatagrams ? "datagrams" : "reads" }

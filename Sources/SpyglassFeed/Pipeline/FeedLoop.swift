@@ -111,6 +111,7 @@ final class FeedLoop {
                 if let why = source.connectionProblem { status.set(.connecting(why)) }
                 depacketizer.tick(nowMicros: now) { events.append($0) }
                 releaseDecoderIfSilent(now)
+                showHeldPicturesAtEnd(now)
                 let stopping = options.timeoutSeconds.map { Double(now - lastDataMicros) / 1e6 >= $0 } ?? false
                 if !sawData && !silenceDiagnosed && (stopping || now >= runStartMicros + Self.silenceDiagnosisMicros) {
                     silenceDiagnosed = true
@@ -466,6 +467,20 @@ final class FeedLoop {
         repairBuffer.reset()
         decoder?.drain { deliver($0) }
     }
+
+    /// A replay held on its last picture: the access unit in progress ends and the decoder gives
+    /// up the pictures it holds for reordering (the last two of an x264 stream with B-frames
+    /// were never shown, and the held picture was not the last). Once per hold; what follows a
+    /// hold starts at a keyframe.
+    private func showHeldPicturesAtEnd(_ now: UInt64) {
+        guard source.isHeldAtEnd else { heldPicturesShown = false; return }
+        guard !heldPicturesShown else { return }
+        heldPicturesShown = true
+        depacketizer.finish(nowMicros: now) { events.append($0) }
+        route()
+        decoder?.drain { deliver($0) }
+    }
+    private var heldPicturesShown = false
 
     /// A live input silent for ``ReceiverOptions/decoderIdleReleaseMicros``: the decoder closes
     /// (its pictures' memory goes back), and so does what waits for a repair; the next data

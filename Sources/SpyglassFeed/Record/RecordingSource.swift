@@ -129,6 +129,8 @@ public final class RecordingSource: ByteSource, Sendable {
 
     /// Paused, or held on the last picture: the feed keeps its decoder (and its last picture).
     public var isHolding: Bool { state.withLock { $0.paused } }
+    /// Paused on the last picture (``holdsAtEnd``).
+    public var isHeldAtEnd: Bool { state.withLock { $0.paused && $0.heldAtEnd } }
     /// Pauses or resumes delivery.
     public func togglePause() { state.withLock { $0.paused.toggle(); $0.startMicros = 0 } }
     /// While paused: deliver one more access unit.

@@ -57,6 +57,26 @@ import Glibc
         #expect(erc == 1 && eerr.contains("error: \(file): --from 100.0 s is past the last picture of the recording (3.0 s)"), "\(eerr)")
     }
 
+    /// A replay held on its last picture (a window's) shows every picture of a B-frame file to
+    /// the last: the decoder gives up the pictures it holds for reordering when the hold starts.
+    @Test func aHeldReplayShowsEveryPictureToTheLast() throws {
+        let file = ContainerRecorderTests.temporary("held.mkv")
+        let (rc, _, err) = try Fixtures.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-frames:v", "90",
+                                                               "-c:v", "libx264", "-bf", "2", "-g", "30", "-pix_fmt", "yuv420p", file])
+        try #require(rc == 0, "\(err)")
+        let stream = try ContainerImport.recording(of: file)
+        defer { try? FileManager.default.removeItem(atPath: (stream as NSString).deletingLastPathComponent) }
+        let source = try RecordingSource(streamPath: stream, untimed: true, holdsAtEnd: true)
+        var o = Harness.liveOptions(frames: 10_000, idleFlushMicros: 1_000)
+        o.timeoutSeconds = 60
+        let h = Harness(source: source, options: o)
+        h.start()
+        defer { h.pipeline.stop(); _ = h.finish() }
+        #expect(h.waitForFrames(90), "\(h.framesSoFar) of 90 pictures shown")
+        #expect(source.progress.paused, "held at the end")
+        #expect(h.hashesSoFar == (try Fixtures.ffmpegFrameMD5(file)), "ffmpeg's pictures, the last one last")
+    }
+
     /// `spyglass probe` reads a container's video through the demuxer too.
     @Test func probeReadsAContainer() throws {
         let file = ContainerRecorderTests.temporary("probe.mp4")

@@ -91,6 +91,8 @@ final class Harness: Sendable {
 
     /// Frames the sink has taken so far (safe from any thread).
     var framesSoFar: Int { collected.result.withLock { $0.hashes.count } }
+    /// The pictures' hashes so far, in the order shown.
+    var hashesSoFar: [Fixtures.FrameHash] { collected.result.withLock { $0.hashes } }
 
     /// Waits until the sink has taken `count` frames: the event a test waits for instead of a
     /// guessed sleep. False if `timeoutSeconds` passed first.

@@ -45,7 +45,7 @@ Every `spyglass play` option applies too (spyglass play --help).
         default: rest.append(arg)
         }
     }
-    if let f = from, let t = to, t <= f { throw CLIError.usage("replay: --to (\(t)) must be after --from (\(f))") }
+    if let f = from, let t = to, t < f { throw CLIError.usage("replay: --to (\(t)) must not be before --from (\(f))") }
     guard rest.contains(where: { !$0.hasPrefix("-") }) else { throw CLIError.usage("replay needs a RECORDING (a file made with play --record, or a .pcap)") }
     let (urls, options) = try PlayArguments.parse(rest)
     guard urls.count == 1, let url = urls.first, case .file(let path) = url else {

@@ -76,7 +76,7 @@ public final class RecordingSource: ByteSource, Sendable {
         if let from = fromSeconds {
             let length = Double((idx.entries.last?.firstByteMicros ?? t0) - t0) / 1e6
             guard from <= length else {
-                throw SourceError.open(String(format: "%@: --from %.1f s is past the last picture of the recording (%.1f s)", name, from, length))
+                throw SourceError.open(String(format: "%@: --from %.3f s is past the last picture of the recording (at %.3f s)", name, from, length))
             }
             let target = t0 + UInt64(max(0, from) * 1e6)
             let starts = idx.entries.indices.filter { (idx.entries[$0].keyframe || idx.entries[$0].recoveryPoint) && idx.entries[$0].firstByteMicros <= target }

@@ -206,6 +206,10 @@ extension ContainerImport {
         guard let file = FileHandle(forReadingAtPath: streamPath) else { throw ImportError("\(streamPath): cannot be read") }
         defer { try? file.close() }
         guard let firstKey = idx.entries.firstIndex(where: \.keyframe) else { throw ImportError("\(streamPath): no keyframe to start from") }
+        // Never over an earlier file (an earlier flight's export), and one line for a folder that is not there.
+        guard !FileManager.default.fileExists(atPath: output) else { throw ImportError("\(output) exists: give a new name (nothing was written)") }
+        let folder = FilePath.folder(output)
+        guard access(folder.isEmpty ? "." : folder, W_OK) == 0 else { throw ImportError("\(output): folder '\(folder.isEmpty ? "." : folder)' \(errnoText())") }
         let entries = Array(idx.entries[firstKey...])
         let recorder = ContainerRecorder(path: output)
         var assembler = AccessUnitAssembler(codec: streamPath.lowercased().hasSuffix(".h265") ? .h265 : .h264)

@@ -54,7 +54,7 @@ import Glibc
         #expect(perr.contains("(15 only to reach a seek target), 45 displayed"), "\(perr)")
         // Past the end: one error line that names the file given, not the temporary import.
         let (erc, _, eerr) = try Fixtures.run(Fixtures.spyglassBinary, ["replay", file, "--from", "100", "--display", "none"])
-        #expect(erc == 1 && eerr.contains("error: \(file): --from 100.0 s is past the last picture of the recording (3.0 s)"), "\(eerr)")
+        #expect(erc == 1 && eerr.contains("error: \(file): --from 100.000 s is past the last picture of the recording (at 2.967 s)"), "\(eerr)")
     }
 
     /// A replay held on its last picture (a window's) shows every picture of a B-frame file to
@@ -148,6 +148,10 @@ import Glibc
         let out = ContainerRecorderTests.temporary("flight.\(container)")
         let (rc, said, err) = try Fixtures.run(Fixtures.spyglassBinary, ["export", raw, out])
         #expect(rc == 0 && said.contains(out), "\(said)\(err)")
+        let written = try Data(contentsOf: URL(fileURLWithPath: out))
+        let (again, _, againErr) = try Fixtures.run(Fixtures.spyglassBinary, ["export", raw, out])
+        #expect(again == 1 && againErr.contains("\(out) exists: give a new name"), "an export never overwrites: \(againErr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == written)
         let index = try #require(RecordingIndex.load(streamPath: raw))
         let exported = try Fixtures.ffmpegFrameMD5(out), recorded = try Fixtures.ffmpegFrameMD5(raw)
         #expect(exported == recorded, "the same pictures")

@@ -44,9 +44,22 @@ public final class RecordingSource: ByteSource, Sendable {
         /// its entries were delivered hidden and not yet matched by a decoded picture.
         var seekStart = 0
         var hiddenOwed = 0
+        /// With `--to`: the entry the shown pictures end before (their count from where delivery
+        /// started), and the pictures output since then.
+        var showEnd: Int?
+        var segmentFirstEntry = 0
+        var segmentOutputs = 0
         /// Paused on the last picture (``holdsAtEnd``).
         var heldAtEnd = false
         var chunkLeft: Bool { !current.isEmpty && chunkOffset < current.count }
+
+        /// Delivery starts again at `entry` (a seek, a loop): decoded pictures count from here.
+        mutating func startSegment(at entry: Int) {
+            seekStart = delivered.count
+            hiddenOwed = 0
+            segmentFirstEntry = entry
+            segmentOutputs = 0
+        }
     }
     private let state: Mutex<State>
 
@@ -86,7 +99,13 @@ public final class RecordingSource: ByteSource, Sendable {
             let end = t0 + UInt64(max(0, to) * 1e6)
             hi = max(lo + 1, idx.entries.firstIndex { $0.firstByteMicros > end } ?? idx.entries.count)
         }
-        var st = State(range: lo..<hi, position: lo, speedNow: untimed ? 0 : max(0.25, min(4, speed)))
+        // With --to, delivery goes on past `hi` by the deepest reorder (16 pictures, ITU-T H.264
+        // §A.3.1): a B-frame shown before the end can come after a later P-frame in decode order.
+        // The pictures past the end are decoded, not shown (``picture(fromAccessUnit:)``).
+        let deliverEnd = toSeconds == nil ? hi : min(idx.entries.count, hi + 16)
+        var st = State(range: lo..<deliverEnd, position: lo, speedNow: untimed ? 0 : max(0.25, min(4, speed)))
+        st.showEnd = toSeconds == nil ? nil : hi
+        st.segmentFirstEntry = lo
         if let from = fromSeconds { st.hideBeforeMicros = t0 + UInt64(max(0, from) * 1e6) }
         // Opened last: nothing after it throws, so the descriptor is never left open.
         let fd = open(streamPath, O_RDONLY | O_CLOEXEC)
@@ -118,6 +137,8 @@ public final class RecordingSource: ByteSource, Sendable {
             guard index >= 0 && index < s.delivered.count else { return nil }
             let d = s.delivered[index]
             guard index >= s.seekStart else { return (d.entry, d.hidden) }   // decoded before the last seek
+            s.segmentOutputs += 1
+            if let end = s.showEnd, s.segmentOutputs > end - s.segmentFirstEntry { return (d.entry, true) }   // past --to
             guard s.hiddenOwed > 0 else { return (d.entry, false) }
             s.hiddenOwed -= 1
             return (d.entry, true)
@@ -213,13 +234,12 @@ public final class RecordingSource: ByteSource, Sendable {
             let t0 = index.entries[0].firstByteMicros
             // A seek past the end goes to the last picture (a target no picture reaches would hide
             // every picture after it).
-            let last = index.entries[max(s.range.lowerBound, s.range.upperBound - 1)].firstByteMicros
+            let last = index.entries[max(s.range.lowerBound, (s.showEnd ?? s.range.upperBound) - 1)].firstByteMicros
             let want = min(t0 + UInt64(max(0, target) * 1e6), last)
             let starts = index.entries.indices.filter { (index.entries[$0].keyframe || index.entries[$0].recoveryPoint) && index.entries[$0].firstByteMicros <= want }
             s.position = max(s.range.lowerBound, min(starts.last ?? s.range.lowerBound, s.range.upperBound - 1))
             s.hideBeforeMicros = want
-            s.seekStart = s.delivered.count
-            s.hiddenOwed = 0
+            s.startSegment(at: s.position)
             s.current = []
             s.chunkOffset = 0
             s.startMicros = 0
@@ -241,6 +261,7 @@ public final class RecordingSource: ByteSource, Sendable {
             // Looping, or resumed after holding at the end: from the beginning again.
             s.heldAtEnd = false
             s.position = s.range.lowerBound
+            s.startSegment(at: s.position)
             s.startMicros = 0
             s.lastRecordedMicros = 0
         }

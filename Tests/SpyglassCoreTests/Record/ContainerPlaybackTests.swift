@@ -32,10 +32,10 @@ import Glibc
         #expect(shown.count == 60 && shown == expected, "\(encoder) in \(container)")
     }
 
-    /// `replay --from` of a B-frame file is frame-accurate in presentation order: it decodes from
-    /// the keyframe before the target and shows the pictures from the target on, whichever
-    /// access units they came from (decode order is not display order), and the summary counts
-    /// the ones decoded only to reach it.
+    /// `replay --from` (and `--to`) of a B-frame file is frame-accurate in presentation order: it
+    /// decodes from the keyframe before the target and shows the pictures from the target on
+    /// (and to the end given), whichever access units they came from (decode order is not
+    /// display order), and the summary counts the ones decoded only to reach it.
     @Test(arguments: [("libx264", "mkv"), ("libx264", "mp4"), ("libx265", "mkv")])
     func replayFromABFrameFileIsFrameAccurate(encoder: String, container: String) throws {
         let file = ContainerRecorderTests.temporary("bframes.\(container)")
@@ -52,6 +52,10 @@ import Glibc
         let shown = Fixtures.parseFrameMD5(try String(contentsOfFile: md5, encoding: .utf8))
         #expect(shown == Array(all.dropFirst(45)), "\(encoder) in \(container): \(shown.count) shown")
         #expect(perr.contains("(15 only to reach a seek target), 45 displayed"), "\(perr)")
+        // To 2.5 s: pictures 45 to 75 (2.5 s), whichever access units come after in decode order.
+        let (trc, _, terr) = try Fixtures.run(Fixtures.spyglassBinary, ["replay", file, "--from", "1.5", "--to", "2.5", "--display", "none", "--untimed", "--framemd5", md5])
+        try #require(trc == 0, "\(terr)")
+        #expect(Fixtures.parseFrameMD5(try String(contentsOfFile: md5, encoding: .utf8)) == Array(all[45...75]), "--from 1.5 --to 2.5")
         // Past the end: one error line that names the file given, not the temporary import.
         let (erc, _, eerr) = try Fixtures.run(Fixtures.spyglassBinary, ["replay", file, "--from", "100", "--display", "none"])
         #expect(erc == 1 && eerr.contains("error: \(file): --from 100.000 s is past the last picture of the recording (at 2.967 s)"), "\(eerr)")

@@ -72,7 +72,7 @@ import TestSupport
         let path = Fixtures.capture(Self.capture)
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("recrepair-\(getpid())").path
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("recrepair-\(getpid())-\(UUID().uuidString)").path
         let (child, fd) = try Self.startReceiver(base: base, extra: ["--timeout", "1", "--framemd5", base + ".md5",
                                                                     "--summary", base + ".json"])
         try #require(fd >= 0)
@@ -98,7 +98,7 @@ import TestSupport
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
         var rng = SeededRandom(seed: 606)
         for run in 0..<4 {
-            let base = FileManager.default.temporaryDirectory.appendingPathComponent("reckill-\(getpid())-\(run)").path
+            let base = FileManager.default.temporaryDirectory.appendingPathComponent("reckill-\(getpid())-\(run)-\(UUID().uuidString)").path
             let last = rng.next(in: 10...(aus.count - 1))
             let stallsIn = Set((0..<3).map { _ in rng.next(in: 1...(last - 1)) })
             let (child, fd) = try Self.startReceiver(base: base, extra: ["--timeout", "30"])

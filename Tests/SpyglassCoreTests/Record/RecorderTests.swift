@@ -28,7 +28,7 @@ import TestSupport
         let path = Fixtures.capture("test/h264-baseline.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(getpid())").path
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("rec-\(getpid())-\(UUID().uuidString)").path
         let recorder = Recorder(path: base)
         let source = try UDPSource(host: "127.0.0.1", port: 0)
         let boundPort = source.boundPort
@@ -68,7 +68,7 @@ import TestSupport
 
     @Test func replaySeekPauseAndStep() throws {
         // A recording with real arrival times: 45 access units 20 ms apart, IDRs at 0 and 30.
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("seek-\(getpid())").path
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("seek-\(getpid())-\(UUID().uuidString)").path
         try Self.recordBaselineCapture20msApart(to: base)
         let source = try RecordingSource(streamPath: base + ".h264", untimed: true)
         #expect(source.index.entries.count == 45)
@@ -103,7 +103,7 @@ import TestSupport
     /// until `q`; a seek from there shows that picture, and resuming starts from the beginning.
     /// Without the hold (`--autoexit`, or headless) the source ends.
     @Test func aWindowsReplayHoldsTheLastPictureAtTheEnd() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("hold-\(getpid())").path
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("hold-\(getpid())-\(UUID().uuidString)").path
         try Self.recordBaselineCapture20msApart(to: base)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         for holds in [true, false] {
@@ -131,7 +131,7 @@ import TestSupport
     /// purpose, not a sender gone quiet, so the idle release (here after 0.3 s) does not close it
     /// and say "no data"; played again from there, it decodes every picture again.
     @Test func aHeldReplayKeepsItsDecoder() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("held-\(getpid())").path
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("held-\(getpid())-\(UUID().uuidString)").path
         try Self.recordBaselineCapture20msApart(to: base)
         let source = try RecordingSource(streamPath: base + ".h264", untimed: true, holdsAtEnd: true)
         var o = Harness.liveOptions(frames: 10_000, idleFlushMicros: 1_000)
@@ -154,7 +154,7 @@ import TestSupport
         let path = Fixtures.capture("test/h264-baseline.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("fromseek-\(getpid())").path
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("fromseek-\(getpid())-\(UUID().uuidString)").path
         let recorder = Recorder(path: base)
         var asm = AccessUnitAssembler(codec: .h264)
         for (i, au) in aus.enumerated() {
@@ -179,7 +179,7 @@ import TestSupport
     /// of every frame equals the live run's.
     @Test func replayLatencyLogReproducesTheLiveAnalysis() throws {
         let tmp = FileManager.default.temporaryDirectory
-        let base = tmp.appendingPathComponent("livelat-\(getpid())").path
+        let base = tmp.appendingPathComponent("livelat-\(getpid())-\(UUID().uuidString)").path
         let port = try Sender.freeUDPPort()
         let live = Process()
         live.executableURL = URL(fileURLWithPath: Fixtures.spyglassBinary)
@@ -215,7 +215,7 @@ import TestSupport
         var recordedRuns = 0
         defer { #expect(recordedRuns > 10, "most runs recorded something before the kill") }
         for run in 0..<20 {
-            let base = FileManager.default.temporaryDirectory.appendingPathComponent("kill-\(getpid())-\(run)").path
+            let base = FileManager.default.temporaryDirectory.appendingPathComponent("kill-\(getpid())-\(run)-\(UUID().uuidString)").path
             let port = try Sender.freeUDPPort()
             let p = Process()
             p.executableURL = URL(fileURLWithPath: Fixtures.spyglassBinary)
@@ -253,7 +253,7 @@ import TestSupport
     @Test func tornIndexAndTruncatedStreamAreRepaired() throws {
         let path = Fixtures.capture("test/h264-aud.h264")
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("torn-\(getpid())").path
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("torn-\(getpid())-\(UUID().uuidString)").path
         let r = Recorder(path: base)
         var asm = AccessUnitAssembler(codec: .h264)
         var scanner = AnnexBScanner()
@@ -289,7 +289,7 @@ import TestSupport
     }
 
     @Test func splitFilesEachStartAtAKeyframe() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("split-\(getpid())").path
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("split-\(getpid())-\(UUID().uuidString)").path
         let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", Fixtures.capture("test/h264-baseline.h264"),
             "--display", "none", "--untimed", "--record", base + ".h264", "--record-split-mb", "0.05"])
         #expect(rc == 0, "\(err)")

@@ -22,6 +22,21 @@ public final class RecordingSource: ByteSource, Sendable {
     /// At the end, pause on the last picture instead of ending (a window's replay: it stays open
     /// until `q`, as ffplay's does; resuming there starts again from the beginning).
     private let holdsAtEnd: Bool
+    /// Each entry's own presentation time, in the index's time (µs), where the recording has
+    /// them: a container's import writes them beside it (``presentationPath(for:)``).
+    private let presentation: [UInt64]?
+    /// With ``presentation``: `--to`'s end, in the index's time.
+    private let showEndMicros: UInt64?
+
+    /// The file beside a recording that holds each entry's presentation time, a line each (µs,
+    /// the index's time).
+    public static func presentationPath(for streamPath: String) -> String { streamPath + ".pts" }
+
+    private static func loadPresentation(_ streamPath: String, count: Int) -> [UInt64]? {
+        guard let text = try? String(contentsOfFile: presentationPath(for: streamPath), encoding: .utf8) else { return nil }
+        let values = text.split(separator: "\n").compactMap { UInt64($0) }
+        return values.count == count ? values : nil
+    }
     /// Longest pause between two recorded access units that replay keeps, seconds.
     public static let maxGapSeconds = 10.0
 
@@ -44,6 +59,8 @@ public final class RecordingSource: ByteSource, Sendable {
         /// its entries were delivered hidden and not yet matched by a decoded picture.
         var seekStart = 0
         var hiddenOwed = 0
+        /// The last seek's target in the index's time, for a recording with presentation times.
+        var segmentTarget: UInt64?
         /// With `--to`: the entry the shown pictures end before (their count from where delivery
         /// started), and the pictures output since then.
         var showEnd: Int?
@@ -54,8 +71,9 @@ public final class RecordingSource: ByteSource, Sendable {
         var chunkLeft: Bool { !current.isEmpty && chunkOffset < current.count }
 
         /// Delivery starts again at `entry` (a seek, a loop): decoded pictures count from here.
-        mutating func startSegment(at entry: Int) {
+        mutating func startSegment(at entry: Int, target: UInt64? = nil) {
             seekStart = delivered.count
+            segmentTarget = target
             hiddenOwed = 0
             segmentFirstEntry = entry
             segmentOutputs = 0
@@ -107,6 +125,9 @@ public final class RecordingSource: ByteSource, Sendable {
         st.showEnd = toSeconds == nil ? nil : hi
         st.segmentFirstEntry = lo
         if let from = fromSeconds { st.hideBeforeMicros = t0 + UInt64(max(0, from) * 1e6) }
+        st.segmentTarget = st.hideBeforeMicros
+        presentation = Self.loadPresentation(streamPath, count: idx.entries.count)
+        showEndMicros = toSeconds.map { t0 + UInt64(max(0, $0) * 1e6) }
         // Opened last: nothing after it throws, so the descriptor is never left open.
         let fd = open(streamPath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw SourceError.open("\(name): \(errnoText())") }
@@ -137,6 +158,11 @@ public final class RecordingSource: ByteSource, Sendable {
             guard index >= 0 && index < s.delivered.count else { return nil }
             let d = s.delivered[index]
             guard index >= s.seekStart else { return (d.entry, d.hidden) }   // decoded before the last seek
+            if let own = presentation?[d.entry] {
+                // Each picture by its own time: exact whatever the decoder drops on the way (the
+                // leading pictures of an open GOP after a seek, a file that starts mid-GOP).
+                return (d.entry, s.segmentTarget.map { own < $0 } == true || showEndMicros.map { own > $0 } == true)
+            }
             s.segmentOutputs += 1
             if let end = s.showEnd, s.segmentOutputs > end - s.segmentFirstEntry { return (d.entry, true) }   // past --to
             guard s.hiddenOwed > 0 else { return (d.entry, false) }
@@ -239,7 +265,7 @@ public final class RecordingSource: ByteSource, Sendable {
             let starts = index.entries.indices.filter { (index.entries[$0].keyframe || index.entries[$0].recoveryPoint) && index.entries[$0].firstByteMicros <= want }
             s.position = max(s.range.lowerBound, min(starts.last ?? s.range.lowerBound, s.range.upperBound - 1))
             s.hideBeforeMicros = want
-            s.startSegment(at: s.position)
+            s.startSegment(at: s.position, target: want)
             s.current = []
             s.chunkOffset = 0
             s.startMicros = 0

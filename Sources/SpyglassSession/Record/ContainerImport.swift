@@ -82,21 +82,24 @@ public enum ContainerImport {
     }
 
     /// Every packet of stream `v` as Annex B into `out`, in decode order, each at the time of its
-    /// presentation rank (``DecodeOrderTimes``), µs from the first and rising; `startWall` (µs
-    /// since the epoch) plus that as its wall clock.
+    /// presentation rank (``DecodeOrderTimes``), µs from the first and rising, with its own pts
+    /// beside (what `replay --from`/`--to` show by); `startWall` (µs since the epoch) plus the
+    /// rank's time as its wall clock.
     private static func copyVideo(of ctx: UnsafeMutablePointer<AVFormatContext>, stream v: Int32, timeBase tb: AVRational,
                                   through filter: AnnexBFilter, into out: IndexedWriter, startWall: UInt64?) throws {
         var packet = av_packet_alloc()
         defer { av_packet_free(&packet) }
         guard let packet else { throw ImportError("out of memory") }
-        var times = DecodeOrderTimes<(data: [UInt8], key: Bool)>()
+        var times = DecodeOrderTimes<(data: [UInt8], key: Bool, pts: Int64?)>()
         var first: Int64?, last: Int64 = -1
-        func write(_ timed: [((data: [UInt8], key: Bool), Int64)]) throws {
+        func write(_ timed: [((data: [UInt8], key: Bool, pts: Int64?), Int64)]) throws {
             for (p, absolute) in timed {
                 if first == nil { first = absolute }
                 let us = max(absolute - (first ?? absolute), last + 1)
                 last = us
-                try out.append(p.data, micros: UInt64(us), wallMicros: startWall.map { $0 + UInt64(us) } ?? 0, keyframe: p.key)
+                let own = p.pts.map { max(0, $0 - (first ?? $0)) } ?? us
+                try out.append(p.data, micros: UInt64(us), presentationMicros: UInt64(own), wallMicros: startWall.map { $0 + UInt64(us) } ?? 0,
+                               keyframe: p.key)
             }
         }
         while av_read_frame(ctx, packet) >= 0 {
@@ -105,7 +108,7 @@ public enum ContainerImport {
             let pts = packet.pointee.pts != spy_av_nopts_value() ? packet.pointee.pts : packet.pointee.dts
             let us = pts == spy_av_nopts_value() ? nil : av_rescale_q(pts, tb, AVRational(num: 1, den: 1_000_000))
             let key = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
-            for data in try filter.annexB(packet) { try write(times.push((data, key), pts: us)) }
+            for data in try filter.annexB(packet) { try write(times.push((data, key, us), pts: us)) }
         }
         try write(times.flush())
     }
@@ -158,20 +161,25 @@ final class AnnexBFilter {
 /// Writes a recording's stream file and index as ``Recorder`` does (the index line first, then
 /// the bytes, each with one `write(2)`), from access units already cut.
 final class IndexedWriter {
-    private let stream: Int32, index: Int32
+    private let stream: Int32, index: Int32, presentation: Int32
     private var offset = 0
     private(set) var entries = 0
 
     init(streamPath: String) throws {
         stream = open(streamPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         index = open(streamPath + ".idx", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard stream >= 0, index >= 0 else { throw ContainerImport.ImportError("\(streamPath): \(String(cString: strerror(errno)))") }
+        presentation = open(RecordingSource.presentationPath(for: streamPath), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard stream >= 0, index >= 0, presentation >= 0 else { throw ContainerImport.ImportError("\(streamPath): \(String(cString: strerror(errno)))") }
         _ = writeAll(index, Array(Recorder.header.utf8))
     }
 
-    func append(_ data: [UInt8], micros: UInt64, wallMicros: UInt64, keyframe: Bool) throws {
+    /// One access unit: at `micros` in decode order (the index's time), presented at
+    /// `presentationMicros` (its own pts, in the same time), its bytes.
+    func append(_ data: [UInt8], micros: UInt64, presentationMicros: UInt64, wallMicros: UInt64, keyframe: Bool) throws {
         let line = "\(offset),\(data.count),\(micros),\(micros),\(wallMicros),0,\(keyframe ? 1 : 0),0,0\n"
-        let ok = writeAll(index, Array(line.utf8)) == line.utf8.count && writeAll(stream, data) == data.count
+        let pts = Array("\(presentationMicros)\n".utf8)
+        let ok = writeAll(index, Array(line.utf8)) == line.utf8.count && writeAll(presentation, pts) == pts.count
+            && writeAll(stream, data) == data.count
         guard ok else { throw ContainerImport.ImportError("cannot write the temporary recording: \(String(cString: strerror(errno)))") }
         offset += data.count
         entries += 1
@@ -180,6 +188,7 @@ final class IndexedWriter {
     func close() {
         Glibc.close(stream)
         Glibc.close(index)
+        Glibc.close(presentation)
     }
 }
 

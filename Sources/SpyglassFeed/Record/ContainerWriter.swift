@@ -9,8 +9,9 @@ import SpyglassIngest
 /// Access units go in as Annex B with time stamps in µs from the file's start; the Matroska and
 /// MP4 muxers turn the Annex B extradata into avcC/hvcC and each packet into length-prefixed
 /// units. Matroska: clusters of at most 1 s (`cluster_time_limit`), CRC-32; MP4: fragmented
-/// (`frag_keyframe+empty_moov+default_base_moof`, fragments of at most 1 s); every packet is
-/// flushed to the kernel once the muxer lets go of it (`flush_packets`).
+/// (`frag_keyframe+frag_custom+empty_moov+default_base_moof`), a fragment at each keyframe and
+/// after 1 s at the next picture presented when decoded (``write(_:ptsMicros:dtsMicros:keyframe:)``);
+/// every packet is flushed to the kernel once the muxer lets go of it (`flush_packets`).
 ///
 /// Matroska and MP4 also get a text track, one cue per picture (``writeCaption(_:micros:durationMicros:)``),
 /// which any player shows as subtitles, as DJI's and QGroundControl's recordings carry: Matroska
@@ -35,6 +36,9 @@ package final class ContainerWriter {
     private var lastCaptionTick: Int64 = -1
     /// The last time stamp written, in the stream's time base.
     private var lastTick: Int64 = -1
+    /// MP4: the dts (µs) where the open fragment began; nil before the first packet.
+    private var fragmentStartMicros: Int64?
+    private let cutsFragments: Bool
 
     /// Creates `path` and writes the container's header.
     /// - Parameters:
@@ -47,6 +51,7 @@ package final class ContainerWriter {
     package init(path: String, container: Container, codec: VideoCodec, width: Int, height: Int, parameterSets: [[UInt8]],
          startWallMicros: UInt64, withKLV: Bool = false) throws {
         self.path = path
+        cutsFragments = container == .mp4
         var ctx: UnsafeMutablePointer<AVFormatContext>?
         guard avformat_alloc_output_context2(&ctx, nil, container.muxer, path) >= 0, let ctx else {
             throw SourceError.open("\(path): libavformat has no \(container.muxer) muxer")
@@ -92,8 +97,7 @@ package final class ContainerWriter {
         switch container {
         case .matroska: av_dict_set(&options, "cluster_time_limit", "1000", 0)
         case .mp4:
-            av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
-            av_dict_set(&options, "frag_duration", "1000000", 0)
+            av_dict_set(&options, "movflags", "frag_keyframe+frag_custom+empty_moov+default_base_moof", 0)
         case .mpegts: break
         }
         var rc = avio_open(&ctx.pointee.pb, path, AVIO_FLAG_WRITE)
@@ -112,7 +116,21 @@ package final class ContainerWriter {
     /// the dts: libavformat refuses both.
     /// - Throws: ``SourceError/open(_:)`` with libavformat's error (a full disk, …).
     package func write(_ data: [UInt8], ptsMicros: Int64, dtsMicros: Int64, keyframe: Bool) throws {
+        if cutsFragments { try cutFragment(before: dtsMicros, presentedAtDecode: ptsMicros <= dtsMicros, keyframe: keyframe) }
         try mux(data, on: stream, micros: dtsMicros, last: &lastTick, keyframe: keyframe, ptsMicros: ptsMicros)
+    }
+
+    /// MP4: a fragment 1 s (what a `kill -9` may lose) after the last one begins, at the next
+    /// picture presented when it is decoded; libavformat itself cuts at each keyframe
+    /// (`frag_keyframe`). Its cut by duration (`frag_duration`) wrote the first picture of the new
+    /// fragment with no composition offset: a B-frame stream's P-picture there was shown before
+    /// the B-pictures it follows. A picture whose pts is its dts has no offset to lose.
+    private func cutFragment(before dtsMicros: Int64, presentedAtDecode: Bool, keyframe: Bool) throws {
+        guard let start = fragmentStartMicros, !keyframe else { fragmentStartMicros = dtsMicros; return }
+        guard presentedAtDecode && dtsMicros - start >= 1_000_000 else { return }
+        let rc = av_write_frame(format, nil)
+        guard rc >= 0 else { throw SourceError.open("\(path): libavformat: \(VideoDecoder.errorText(rc))") }
+        fragmentStartMicros = dtsMicros
     }
 
     /// One text cue on the text track (none in MPEG-TS), from `micros` for `durationMicros`.

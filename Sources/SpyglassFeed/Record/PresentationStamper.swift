@@ -98,9 +98,10 @@ struct PresentationStamper<Payload> {
             captureShift = shift
             candidate = queue[i].source + shift
         }
-        // Output order is presentation order: a time that does not come after the last picture's
-        // (a sender's clock stepping back) is put 1 µs after it.
-        let pts = max(candidate, lastOutputPts.map { $0 + 1 } ?? .min)
+        // Output order is presentation order: a time less than 1 ms after the last picture's (a
+        // sender's clock stepping back; two pictures let out by one arrival) is put 1 ms after it,
+        // Matroska's tick (1 µs apart, they shared one and a reader saw them out of turn).
+        let pts = max(candidate, lastOutputPts.map { $0 + 1_000 } ?? .min)
         lastOutputPts = pts
         queue[i].pts = pts
         presented.append((queue[i].payload, pts))

@@ -10,7 +10,8 @@ import SpyglassIngest
 /// MP4 muxers turn the Annex B extradata into avcC/hvcC and each packet into length-prefixed
 /// units. Matroska: clusters of at most 1 s (`cluster_time_limit`), CRC-32; MP4: fragmented
 /// (`frag_keyframe+frag_custom+empty_moov+default_base_moof`), a fragment at each keyframe and
-/// after 1 s at the next picture presented when decoded (``write(_:ptsMicros:dtsMicros:keyframe:)``);
+/// after 1 s at the next picture presented when decoded (``write(_:ptsMicros:dtsMicros:keyframe:)``),
+/// each access unit muxed when the next one's dts gives its duration;
 /// every packet is flushed to the kernel once the muxer lets go of it (`flush_packets`).
 ///
 /// Matroska and MP4 also get a text track, one cue per picture (``writeCaption(_:micros:durationMicros:)``),
@@ -38,6 +39,9 @@ package final class ContainerWriter {
     private var lastTick: Int64 = -1
     /// MP4: the dts (µs) where the open fragment began; nil before the first packet.
     private var fragmentStartMicros: Int64?
+    /// MP4: the access unit not yet muxed (``writeHeld(durationMicros:)``), and the last duration.
+    private var held: (data: [UInt8], pts: Int64, dts: Int64, keyframe: Bool)?
+    private var lastDurationMicros: Int64 = 33_333
     private let cutsFragments: Bool
 
     /// Creates `path` and writes the container's header.
@@ -116,8 +120,26 @@ package final class ContainerWriter {
     /// the dts: libavformat refuses both.
     /// - Throws: ``SourceError/open(_:)`` with libavformat's error (a full disk, …).
     package func write(_ data: [UInt8], ptsMicros: Int64, dtsMicros: Int64, keyframe: Bool) throws {
-        if cutsFragments { try cutFragment(before: dtsMicros, presentedAtDecode: ptsMicros <= dtsMicros, keyframe: keyframe) }
-        try mux(data, on: stream, micros: dtsMicros, last: &lastTick, keyframe: keyframe, ptsMicros: ptsMicros)
+        guard cutsFragments else {
+            return try mux(data, on: stream, micros: dtsMicros, last: &lastTick, keyframe: keyframe, ptsMicros: ptsMicros)
+        }
+        if let held {
+            lastDurationMicros = max(1, dtsMicros - held.dts)
+            try writeHeld(durationMicros: lastDurationMicros)
+        }
+        try cutFragment(before: dtsMicros, presentedAtDecode: ptsMicros <= dtsMicros, keyframe: keyframe)
+        held = (data, ptsMicros, dtsMicros, keyframe)
+    }
+
+    /// MP4: the access unit held until the next one's dts gives its duration. A fragment's last
+    /// sample is written with the duration its packet carries, and libavformat moves the next
+    /// fragment's first sample to where that duration ends (movenc.c: "adjust the dts of this
+    /// packet to be what the previous packets duration implies"): with a guessed duration the
+    /// first picture of each fragment was off by the difference (3 ms on a jittery link).
+    private func writeHeld(durationMicros: Int64) throws {
+        guard let h = held else { return }
+        held = nil
+        try mux(h.data, on: stream, micros: h.dts, last: &lastTick, keyframe: h.keyframe, durationMicros: durationMicros, ptsMicros: h.pts)
     }
 
     /// MP4: a fragment 1 s (what a `kill -9` may lose) after the last one begins, at the next
@@ -176,7 +198,10 @@ package final class ContainerWriter {
     /// Writes the trailer (Matroska's Cues and duration, the last fragment) when `complete`, and
     /// closes the file.
     package func close(complete: Bool = true) {
-        if complete { av_write_trailer(format) }
+        if complete {
+            try? writeHeld(durationMicros: lastDurationMicros)
+            av_write_trailer(format)
+        }
         avio_closep(&format.pointee.pb)
         avformat_free_context(format)
     }

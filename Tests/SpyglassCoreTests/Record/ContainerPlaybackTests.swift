@@ -143,6 +143,35 @@ import Glibc
         }
     }
 
+    /// An MP4's fragments begin where their pictures were captured, on an uneven link too:
+    /// pictures 50 ms apart (so that the 1 s cut, at picture 20, is Spyglass's and not
+    /// libavformat's at the keyframe, picture 30) and every third 4 ms late. libavformat puts a
+    /// fragment's first picture where the last one before it ends, and that picture's duration
+    /// had been guessed (off by 3 ms in a loaded CI run).
+    @Test func mp4FragmentsKeepUnevenCaptureTimes() throws {
+        let raw = ContainerRecorderTests.temporary("uneven.h264")
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["play", Fixtures.capture("test/h264-baseline.h264"), "--display", "none",
+                                                                     "--untimed", "--record", raw])
+        try #require(rc == 0, "\(err)")
+        let index = raw + ".idx"
+        var lines = try String(contentsOfFile: index, encoding: .utf8).split(separator: "\n").map(String.init)
+        var expected: [Int64] = []
+        for i in 1..<lines.count {
+            var f = lines[i].split(separator: ",").map(String.init)
+            let t = Int64(i - 1) * 50_000 + (i % 3 == 0 ? 4_000 : 0)
+            f[5] = String(1_796_000_000_000_000 + t)
+            lines[i] = f.joined(separator: ",")
+            expected.append(t)
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: index, atomically: true, encoding: .utf8)
+        let out = ContainerRecorderTests.temporary("uneven.mp4")
+        let (xrc, _, xerr) = try Fixtures.run(Fixtures.spyglassBinary, ["export", raw, out])
+        try #require(xrc == 0, "\(xerr)")
+        let pts = try ContainerRecorderTests.packets(out).map { Int64(($0.pts * 1e6).rounded()) }
+        try #require(pts.count == expected.count && expected.count > 40, "\(pts.count) pictures of \(expected.count)")
+        #expect(zip(pts, expected).filter { $0 - pts[0] != $1 }.isEmpty, "pictures off their capture time (µs): \(zip(pts, expected).map { $0 - pts[0] - $1 })")
+    }
+
     /// `spyglass export`: a raw recording (`--record NAME.h264`) into each container, bit-exact,
     /// with the index's capture times as time stamps.
     @Test(arguments: ["mkv", "mp4", "ts"])
@@ -166,7 +195,13 @@ import Glibc
         #expect(exported == recorded, "the same pictures")
         let pts = try ContainerRecorderTests.packets(out).map(\.pts)
         try #require(pts.count == index.entries.count)
-        let captures = index.entries.map { Double($0.captureWallMicros) / 1e6 }
+        // Pictures are presented at their capture times, each at least 1 ms after the one
+        // before (two pictures that arrived within 1 ms of each other on a busy machine).
+        var captures: [Double] = []
+        for entry in index.entries {
+            let t = Double(entry.captureWallMicros) / 1e6
+            captures.append(captures.last.map { max(t, $0 + 0.001) } ?? t)
+        }
         for (i, (a, b)) in zip(pts, captures).enumerated() {
             // To the muxer's tick: 1 ms (Matroska, MP4 here), 1/90000 s (TS).
             #expect(abs((a - pts[0]) - (b - captures[0])) <= 0.0015, "picture \(i)")

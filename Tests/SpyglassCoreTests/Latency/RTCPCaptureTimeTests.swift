@@ -27,7 +27,7 @@ import Glibc
     func rtcpCaptureTimesAgreeWithTheSEIStampsOfTheSameFrames() throws {
         let tolerance: Int64 = 200
         let gstInput = try Sender.freeUDPPort()
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         defer { source.close() }
         let port = source.boundPort
         let gstreamer = try Fixtures.start(Self.gst, ["-q", "rtpbin", "name=rb", "ntp-time-source=ntp", "rtcp-sync-send-time=false",
@@ -148,7 +148,7 @@ import Glibc
         let path = Fixtures.capture("test/h264-aud.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let packets = try RTPIngestTests.rtpPackets(path, codec: .h264)
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let port = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: packets.count, idleFlushMicros: 0))
         h.start()

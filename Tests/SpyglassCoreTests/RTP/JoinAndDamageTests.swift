@@ -33,7 +33,7 @@ import Glibc
         let hasRASL = aus[(join + 1)...].prefix(4).contains { au in units(of: au).contains { [8, 9].contains(($0[0] >> 1) & 0x3F) } }
         #expect(hasRASL, "the capture has RASL pictures after its CRA")
         var p = RTPPacketizer(codec: .h265, ssrc: 7, mtu: 1200)
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let boundPort = source.boundPort
         var o = Harness.liveOptions(frames: 1000, idleFlushMicros: 0)
         o.timeoutSeconds = 1
@@ -67,7 +67,7 @@ import Glibc
                 #expect(o.sdp?.parameterSets.count == 2)
             }
             var p = RTPPacketizer(codec: .h264, ssrc: 9, mtu: 1200)
-            let source = try UDPSource(host: "127.0.0.1", port: 0)
+            let source = try Sender.rtpSource()
             let boundPort = source.boundPort
             let h = Harness(source: source, options: o)
             h.start()
@@ -93,7 +93,7 @@ import Glibc
         // Time stamps whose bytes are 00 00 01 / 00 00 00 / 00 00 03 patterns before escaping.
         let stamps: [UInt64] = (0..<aus.count).map { UInt64($0) | 0x0000_0100_0000_0000 | ($0 % 2 == 0 ? 0 : 0x0000_0000_0003_0000) }
         let stamped = zip(aus, stamps).map { LiveSender.stamped($0, codec: .h264, captureMicros: $1) }
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 0))
         h.start()
@@ -111,7 +111,7 @@ import Glibc
         let defaultBuffer = Int((try? String(contentsOfFile: "/proc/sys/net/core/rmem_default", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "212992") ?? 212_992
         #expect(bytes.count > 2 * defaultBuffer, "the burst is larger than the default buffer")
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let boundPort = source.boundPort
         #expect(source.grantedReceiveBufferBytes > bytes.count, "a large receive buffer was granted")
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count))

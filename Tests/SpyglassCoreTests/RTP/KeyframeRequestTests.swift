@@ -35,7 +35,7 @@ struct KeyframeRequestTests {
     static func stop(_ p: Process) { if p.isRunning { p.terminate() }; p.waitUntilExit() }
 
     static func play(keyframeRequests: Bool) throws -> Run {
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let port = source.boundPort
         let (proxy, proxyPort) = try relay(to: port, ["--loss", "0.02", "--seed", "7"])
         defer { stop(proxy) }
@@ -79,7 +79,7 @@ struct KeyframeRequestTests {
     /// and answers PLIs with IDRs (an IDR only every 900 pictures otherwise). Its RTP goes through
     /// 2 % loss; its RTCP through a relay that loses nothing and carries the answers back.
     @Test func spyglassSendAnswersKeyframeRequestsWithIDRs() throws {
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let port = source.boundPort
         // The RTCP relay must sit on the RTP relay's port + 1 (where send reports): when another
         // test holds that port, another pair.

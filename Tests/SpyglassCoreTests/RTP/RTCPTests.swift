@@ -224,7 +224,7 @@ final class RTCPPeer {
     @Test func aRawFeedLeavesTheNextPortFree() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")
         let bytes = try Fixtures.bytes(path)
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let port = source.boundPort
         var o = Harness.liveOptions(frames: 1_000, idleFlushMicros: 1_000)
         o.maxFrames = nil
@@ -262,7 +262,7 @@ final class RTCPPeer {
         let path = Fixtures.capture("test/h264-aud.h264")
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let aus = Sender.accessUnits(of: try Fixtures.bytes(path))
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let port = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: aus.count, idleFlushMicros: 0))
         h.start()
@@ -328,7 +328,7 @@ final class RTCPPeer {
     /// `--allow-from` applies to RTCP too: a sender report from elsewhere sets no clock.
     @Test func senderReportsFromARefusedAddressAreDropped() throws {
         let aus = Sender.accessUnits(of: try Fixtures.bytes(Fixtures.capture("test/h264-aud.h264")))
-        let source = try UDPSource(host: "127.0.0.1", port: 0, allowFrom: [try #require(AddressPrefix("127.0.0.1/32"))])
+        let source = try Sender.rtpSource(allowFrom: [try #require(AddressPrefix("127.0.0.1/32"))])
         let port = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: 2, idleFlushMicros: 0))
         h.start()
@@ -349,7 +349,7 @@ final class RTCPPeer {
     /// decide where the receiver reports go.
     @Test func senderReportsFromAnotherHostThanTheRTPSendersAreDropped() throws {
         let aus = Sender.accessUnits(of: try Fixtures.bytes(Fixtures.capture("test/h264-aud.h264")))
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let port = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: 2, idleFlushMicros: 0))
         h.start()

@@ -34,7 +34,7 @@ import TestSupport
                               ("default-720p30.h264", .h264)] {
             let path = Fixtures.capture(name)
             let expected = try Fixtures.ffmpegFrameMD5(path)
-            let source = try UDPSource(host: "127.0.0.1", port: 0)
+            let source = try Sender.rtpSource()
             let boundPort = source.boundPort
             let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 1_000))
             h.start()
@@ -53,7 +53,7 @@ import TestSupport
     @Test func markerBitEndsTheAccessUnitWithoutWaiting() throws {
         let path = Fixtures.capture("test/h264-baseline.h264")
         let groups = try Self.rtpPackets(path, codec: .h264)
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let boundPort = source.boundPort
         // Idle flush off: only the marker bit can end an access unit before the next one starts.
         let h = Harness(source: source, options: Harness.liveOptions(frames: groups.count, idleFlushMicros: 0))
@@ -95,7 +95,7 @@ import TestSupport
             var seq: UInt16 = 65_499
             groups[0] = first
             groups = groups.map { g in g.map { d in var d = d; d[2] = UInt8(seq >> 8); d[3] = UInt8(seq & 0xFF); seq &+= 1; return d } }
-            let source = try UDPSource(host: "127.0.0.1", port: 0)
+            let source = try Sender.rtpSource()
             let boundPort = source.boundPort
             let h = Harness(source: source, options: Harness.liveOptions(frames: groups.count, idleFlushMicros: 0))
             h.start()
@@ -111,7 +111,7 @@ import TestSupport
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let a = try Self.rtpPackets(path, codec: .h264, ssrc: 0xAAAA_0001, firstSeq: 100)
         let b = try Self.rtpPackets(path, codec: .h264, ssrc: 0xBBBB_0002, firstSeq: 40_000)
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: 20 + expected.count, idleFlushMicros: 0))
         h.start()
@@ -131,7 +131,7 @@ import TestSupport
         let expected = try Fixtures.ffmpegFrameMD5(path)
         let groups = try Self.rtpPackets(path, codec: .h264)
         let join = 10
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let boundPort = source.boundPort
         var o = Harness.liveOptions(frames: 1000, idleFlushMicros: 0)
         o.timeoutSeconds = 1
@@ -154,7 +154,7 @@ import TestSupport
     /// Sends `impaired` through tools/impair to a live receiver, waits until the proxy has passed
     /// all of it on, then sends `clean` straight to the same receiver. Returns what it decoded.
     private func throughImpair(_ args: [String], impaired: [[[UInt8]]], clean: [[[UInt8]]], frames: Int) throws -> Harness.Result {
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let boundPort = source.boundPort
         var o = Harness.liveOptions(frames: frames, idleFlushMicros: 2_000)
         o.timeoutSeconds = 2
@@ -236,7 +236,7 @@ import TestSupport
         // Drop one packet from the middle of access units 5 and 12.
         groups[5].remove(at: groups[5].count / 2)
         groups[12].remove(at: 1)
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 0))
         h.start()
@@ -255,7 +255,7 @@ import TestSupport
         let a = Fixtures.capture("test/h264-aud.h264"), b = Fixtures.capture("test/h265-main.h265")
         let expected = try Fixtures.ffmpegFrameMD5(a) + Fixtures.ffmpegFrameMD5(b)
         let groups = try Self.rtpPackets(a, codec: .h264, ssrc: 1, firstSeq: 10) + Self.rtpPackets(b, codec: .h265, ssrc: 2, firstSeq: 5000)
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 0))
         h.start()
@@ -276,7 +276,7 @@ import TestSupport
             while i + 2 < g.count { if rng.next(in: 0...2) == 0 { g.swapAt(i, i + 1); i += 2 } else { i += 1 } }
             return g
         }
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let boundPort = source.boundPort
         var o = Harness.liveOptions(frames: expected.count, idleFlushMicros: 0)
         o.reorderWindowMicros = 20_000
@@ -296,7 +296,7 @@ import TestSupport
         let stray = [RTPPacket.build(marker: false, payloadType: 96, sequenceNumber: 1, timestamp: 0, ssrc: 0xAAAA, payload: [0x41, 0x9A, 0, 1]),
                      RTPPacket.build(marker: false, payloadType: 96, sequenceNumber: 9, timestamp: 0, ssrc: 0xBBBB, payload: [0x41, 0x9A, 0, 1])]
         let groups = try Self.rtpPackets(path, codec: .h264, ssrc: 0xCCCC, firstSeq: 500)
-        let source = try UDPSource(host: "127.0.0.1", port: 0)
+        let source = try Sender.rtpSource()
         let boundPort = source.boundPort
         let h = Harness(source: source, options: Harness.liveOptions(frames: expected.count, idleFlushMicros: 0))
         h.start()

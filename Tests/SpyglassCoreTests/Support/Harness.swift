@@ -193,6 +193,22 @@ enum Sender {
         return s.boundPort
     }
 
+    /// A source on an ephemeral port of 127.0.0.1 whose port + 1, where it binds RTCP once RTP
+    /// comes, is free now. An ephemeral port's + 1 can be another test process's socket: the
+    /// feed then logs "RTCP port … is taken" and the test's sender reports go to that socket
+    /// (a sender report that was never counted, in a CI run of two test processes).
+    static func rtpSource(allowFrom: [AddressPrefix] = []) throws -> UDPSource {
+        for _ in 0..<100 {
+            let source = try UDPSource(host: "127.0.0.1", port: 0, allowFrom: allowFrom)
+            if source.boundPort < UInt16.max, let probe = try? UDPSource(host: "127.0.0.1", port: source.boundPort + 1) {
+                probe.close()
+                return source
+            }
+            source.close()
+        }
+        throw SourceError.open("no ephemeral UDP port with port + 1 free")
+    }
+
     /// A TCP port on 127.0.0.1 that the kernel just handed out (and that is free again now).
     static func freeTCPPort() throws -> UInt16 {
         let (fd, port) = tcpListener()

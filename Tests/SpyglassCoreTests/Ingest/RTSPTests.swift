@@ -54,25 +54,6 @@ import SpyglassTransport
         return h.finish()
     }
 
-    @Test(.enabled(if: available, "gst-rtsp-server is not installed: run tools/setup (gir1.2-gst-rtsp-server-1.0, python3-gi)"),
-          arguments: [("h264", RTSPTransport.udp), ("h264", .tcp), ("h265", .udp), ("h265", .tcp), ("h264", .auto)])
-    func everyPictureEqualsTheServersOwn(codec: String, transport: RTSPTransport) throws {
-        let ref = Self.refPath()
-        let (server, port) = try Self.server(["--codec", codec], ref: ref)
-        defer { server.process.terminate() }
-        let r: Harness.Result
-        do { r = try Self.play("rtsp://127.0.0.1:\(port)/test", transport: transport) } catch {
-            Issue.record("\(error); the server said: \((try? String(contentsOfFile: server.errPath, encoding: .utf8)) ?? "")")
-            throw error
-        }
-        let expected = try Fixtures.ffmpegFrameMD5(ref)
-        try #require(expected.count > 30)
-        #expect(r.hashes == expected, "\(codec) over \(transport)")
-        #expect(r.summary.rtp && r.summary.datagramsLost == 0)
-        // Over TCP they are interleaved frames, over UDP datagrams: packets either way.
-        #expect(r.summary.line.contains(" packets, "), "the summary counts RTP/RTCP packets: \(r.summary.line)")
-    }
-
     @Test(.enabled(if: available, "gst-rtsp-server is not installed: run tools/setup"), arguments: ["basic", "digest"])
     func authenticationWithTheRightAndAWrongPassword(scheme: String) throws {
         let ref = Self.refPath()

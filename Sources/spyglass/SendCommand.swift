@@ -11,6 +11,7 @@ import SpyglassIngest
 let sendUsage = """
 usage: spyglass send pattern|FILE udp://HOST:PORT[?iface=NAME|ADDR]|tcp://HOST:PORT|tcp://[ADDR]:PORT?listen|
                                   srt://HOST:PORT|srt://[ADDR]:PORT?mode=listener[&latency=MS&passphrase=…&streamid=ID] [options]
+       spyglass send pattern|FILE udp://HOST:PORT udp://HOST2:PORT2 … [options]   (every datagram to each, in turn)
 
 Streams raw Annex B (or RTP with --rtp) at real-time pace. Each access unit of the pattern carries an ST 0604
 precision time stamp SEI with its capture instant; a file keeps its own SEI (--stamp adds ours).
@@ -124,7 +125,7 @@ struct SendArguments {
                 o.positional.append(arg)
             }
         }
-        guard o.positional.count == 2 else { throw CLIError.usage("send needs SOURCE and DEST\n\(sendUsage)") }
+        guard o.positional.count >= 2 else { throw CLIError.usage("send needs SOURCE and DEST\n\(sendUsage)") }
         return o
     }
 }
@@ -141,6 +142,10 @@ func runSend(_ argv: [String]) throws -> Int32 {
     }
     var run = SendRun(input: what == "pattern" ? .pattern(o.settings) : .file(path: what, fps: o.fileFPS, loop: o.loop),
                       destination: dest)
+    do { run.alsoTo = try o.positional.dropFirst(2).map { try SourceURL(parsing: $0) } } catch {
+        Log.error("\(error)")
+        return 1
+    }
     run.mtu = o.mtu
     run.stamp = o.stamp
     run.clockOffsetMicros = o.clockOffsetMicros

@@ -210,12 +210,14 @@ public final class LiveSender {
 
 extension LiveSender {
     /// `send`'s closing line: what went out (access units; datagrams, SRT messages or writes;
-    /// bytes), the encoder's mean time per frame (pattern) and SRT's statistics.
+    /// bytes, to all destinations together), the encoder's mean time per frame (pattern) and
+    /// SRT's statistics.
     public func closingLine(_ sender: StreamSender, destination: SourceURL, pattern: Bool) -> String {
         let encode = pattern && framesEncoded > 0 ? String(format: "; encode mean %.2f ms per frame", encodeMillisMean) : ""
         let srt = sender.srtStatistics.map { String(format: "; SRT: RTT %.2f ms, %d retransmitted, %d dropped", $0.roundTripMillis, $0.packetsRetransmittedSent, $0.packetsDroppedSending) } ?? ""
         let unit = sender.isDatagram ? "datagrams" : destination.isSRT ? "messages" : "writes"
         let asked = rtcp.map { $0.requestsHeard > 0 ? "; \($0.requestsHeard) keyframe request\($0.requestsHeard == 1 ? "" : "s") heard, \($0.keyframesForced) IDR\($0.keyframesForced == 1 ? "" : "s") sent for them" : "" } ?? ""
-        return "sent \(accessUnitsSent) access units, \(sender.datagramsSent) \(unit), \(sender.bytesSent) bytes\(encode)\(srt)\(asked)"
+        let each = sender.destinationCount > 1 ? " (to \(sender.destinationCount) destinations: every datagram to each)" : ""
+        return "sent \(accessUnitsSent) access units, \(sender.datagramsSent) \(unit), \(sender.bytesSent) bytes\(each)\(encode)\(srt)\(asked)"
     }
 }

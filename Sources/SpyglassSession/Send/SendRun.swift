@@ -12,6 +12,9 @@ public struct SendRun {
     public var input: LiveSender.Input
     /// Where: `udp://HOST:PORT`, `tcp://`, `srt://` (SRT always carries MPEG-TS).
     public var destination: SourceURL
+    /// More `udp://` destinations that get every datagram as well (``StreamSender/alsoSend(to:)``);
+    /// RTCP sender reports go to the first destination only.
+    public var alsoTo: [SourceURL] = []
     /// Largest datagram payload, bytes.
     public var mtu = 1400
     /// Stamp each picture's capture time (MISB ST 0604 SEI).
@@ -48,7 +51,11 @@ public struct SendRun {
         if rtp && !toUDP { Log.error("--rtp needs a udp:// destination"); return 1 }
         if rtp && mpegts { Log.error("--rtp and --mpegts: choose one (RTP carries the H.264/H.265 payload itself)"); return 1 }
         let sender: StreamSender
-        do { sender = try StreamSender(destination: destination, mtu: mtu) } catch { Log.error("\(error)"); return 1 }
+        do {
+            sender = try StreamSender(destination: destination, mtu: mtu)
+            for d in alsoTo { try sender.alsoSend(to: d) }
+        } catch { Log.error("\(error)"); return 1 }
+        let to = ([destination] + alsoTo).map(\.description).joined(separator: " and ")
         let live = LiveSender(input: input, sender: sender)
         live.stamp = stamp
         live.clockOffsetMicros = clockOffsetMicros
@@ -64,9 +71,9 @@ public struct SendRun {
         }
         switch input {
         case .pattern(let s):
-            Log.info("sending \(s.codec.displayName) \(s.width)x\(s.height)@\(s.fps) \(s.bitrate / 1000) kbit/s test pattern to \(destination)")
+            Log.info("sending \(s.codec.displayName) \(s.width)x\(s.height)@\(s.fps) \(s.bitrate / 1000) kbit/s test pattern to \(to)")
         case .file(let path, _, _):
-            Log.info("sending \(path) to \(destination)")
+            Log.info("sending \(path) to \(to)")
         }
         do { try live.run() } catch { Log.error("\(error)"); return 1 }
         sender.finish()

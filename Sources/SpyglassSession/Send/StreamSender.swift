@@ -16,10 +16,14 @@ public final class StreamSender {
     private var fd: Int32 = -1
     private var listenFD: Int32 = -1
     private var address: [UInt8] = []
+    /// UDP: more destinations that get every datagram too (``alsoSend(to:)``), sockaddr bytes.
+    private var copies: [[UInt8]] = []
+    /// UDP with copies: which destination goes first for the next access unit (they take turns).
+    private var firstDestination = 0
     private let isUDP: Bool
     /// Largest UDP payload sent, bytes.
     public let mtu: Int
-    /// Datagrams sent (UDP), or access units written whole (TCP).
+    /// Datagrams sent (UDP; to each destination), or access units written whole (TCP).
     public private(set) var datagramsSent = 0
     /// Bytes sent, payload only (no IP/UDP/TCP headers); a TCP write cut short counts what went out.
     public private(set) var bytesSent = 0
@@ -140,14 +144,46 @@ public final class StreamSender {
         guard fd >= 0, isUDP else { return }
         for d in datagrams {
             if loss > 0 && dropNext() { datagramsDropped += 1; continue }
-            let rc = d.withUnsafeBytes { raw in
-                address.withUnsafeBytes { a in
-                    sendto(fd, raw.baseAddress!, raw.count, 0, a.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(address.count))
-                }
+            d.withUnsafeBytes { sendToEach($0) }
+        }
+        takeTurns()
+    }
+
+    /// Also sends every datagram to `destination` (a second receiver of the same stream, as a
+    /// benchmark's players are): each access unit's datagrams go to one destination after the
+    /// other, datagram by datagram, and the destinations take turns at going first.
+    /// - Throws: ``SourceError/open(_:)`` for a destination that is not UDP, or not of the first
+    ///   one's address family, or that cannot be resolved.
+    public func alsoSend(to destination: SourceURL) throws {
+        guard isUDP, case .udp(let host, let port, _) = destination.transport else {
+            throw SourceError.open("\(destination): several destinations must all be udp://")
+        }
+        let family = address.withUnsafeBytes { Int32($0.load(as: sockaddr.self).sa_family) }
+        let addrs = try SocketAddress.resolve(host: host ?? "127.0.0.1", port: port, socketType: Socket.datagram, passive: false)
+        guard let (_, addr) = addrs.first(where: { $0.0 == family }) else {
+            throw SourceError.open("\(destination): not the same address family as \(label)")
+        }
+        copies.append(addr)
+    }
+
+    /// One datagram to every destination, from the one whose turn it is; each send counted.
+    private func sendToEach(_ datagram: UnsafeRawBufferPointer) {
+        let all = copies.isEmpty ? 1 : copies.count + 1
+        for k in 0..<all {
+            let i = (firstDestination + k) % all
+            let rc = (i == 0 ? address : copies[i - 1]).withUnsafeBytes { a in
+                sendto(fd, datagram.baseAddress!, datagram.count, 0, a.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(a.count))
             }
-            if rc < 0 { sendErrors += 1 } else { datagramsSent += 1; bytesSent += d.count }
+            if rc < 0 { sendErrors += 1 } else { datagramsSent += 1; bytesSent += datagram.count }
         }
     }
+
+    private func takeTurns() {
+        if !copies.isEmpty { firstDestination = (firstDestination + 1) % (copies.count + 1) }
+    }
+
+    /// The UDP destinations that get every datagram (1 without ``alsoSend(to:)``).
+    public var destinationCount: Int { copies.count + 1 }
 
     /// One step of SplitMix64: true with probability ``loss``.
     private func dropNext() -> Bool {
@@ -188,12 +224,10 @@ public final class StreamSender {
                 var off = 0
                 while off < raw.count {
                     let n = min(mtu, raw.count - off)
-                    let rc = address.withUnsafeBytes { a in
-                        sendto(fd, raw.baseAddress! + off, n, 0, a.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(address.count))
-                    }
-                    if rc < 0 { sendErrors += 1 } else { datagramsSent += 1; bytesSent += n }
+                    sendToEach(UnsafeRawBufferPointer(rebasing: raw[off..<off + n]))
                     off += n
                 }
+                takeTurns()
             } else {
                 let written = writeAll(fd, raw, sendFlags: Int32(MSG_NOSIGNAL))
                 bytesSent += written

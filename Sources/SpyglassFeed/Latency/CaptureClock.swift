@@ -119,18 +119,27 @@ public struct CaptureClock: Sendable {
 
 /// Puts each frame's capture time on our clock (``CaptureClock``) before it is logged or shown.
 /// Replayed frames keep the recording's own times.
+///
+/// A frame's arrival (monotonic) becomes a wall time through the wall clock as it is at that
+/// frame, not as it was when the feed began: when the system's wall clock is stepped (chrony's
+/// `makestep`, a VM's clock put right after a pause), the senders' stamps step with it. With the
+/// start's mapping, a soak saw every feed's stamps 0.55 s "ahead of ours" after such a step,
+/// and glass-to-glass was gone for the rest of the hour.
 public final class CaptureClockTap: FrameTap {
     private var clock: CaptureClock
-    private let wallMinusMonotonicMicros: Int64
+    private let wallMinusMonotonic: () -> Int64
     private let metrics: MetricsRegistry
     private var lastSource: CaptureSource?
 
     /// - Parameters:
     ///   - mode: absolute with an offset, or relative.
     ///   - metrics: told the clock's state, for the summary and overlay.
-    public init(mode: CaptureClock.Mode, metrics: MetricsRegistry) {
+    ///   - wallMinusMonotonic: the wall clock minus the monotonic clock now, µs (tests give a
+    ///     clock that steps).
+    public init(mode: CaptureClock.Mode, metrics: MetricsRegistry,
+                wallMinusMonotonic: @escaping () -> Int64 = { MonotonicClock.wallMinusMonotonicMicros }) {
         clock = CaptureClock(mode: mode)
-        wallMinusMonotonicMicros = Int64(bitPattern: MonotonicClock.wallMicros()) - Int64(bitPattern: MonotonicClock.nowMicros())
+        self.wallMinusMonotonic = wallMinusMonotonic
         self.metrics = metrics
         relativeUnsaid = mode == .relative
     }
@@ -144,7 +153,7 @@ public final class CaptureClockTap: FrameTap {
             relativeUnsaid = false
             metrics.setClockStatus("relative (offset from the fastest frame)")
         }
-        let arrival = UInt64(max(0, Int64(bitPattern: frame.timing.lastByteMicros) + wallMinusMonotonicMicros))
+        let arrival = UInt64(max(0, Int64(bitPattern: frame.timing.lastByteMicros) + wallMinusMonotonic()))
         let v = clock.judge(captureWallMicros: frame.timing.captureWallMicros, arrivalWallMicros: arrival,
                             origin: frame.timing.captureSource)
         frame.timing.captureWallMicros = v.captureWallMicros

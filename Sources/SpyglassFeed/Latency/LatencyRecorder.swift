@@ -77,8 +77,6 @@ public final class LatencyRecorder: Sendable {
     private let state: Mutex<State>
     private let maxSamples: Int
     private let jsonLines: Bool
-    /// Wall-clock minus monotonic, µs, measured once at start.
-    public let wallMinusMonotonicMicros: Int64
     /// Rows written or kept, including dropped frames.
     public var count: Int { state.withLock { $0.count } }
 
@@ -88,9 +86,6 @@ public final class LatencyRecorder: Sendable {
     /// - Throws: when the log file cannot be created.
     public init(logPath: String?, maxSamples: Int = 1_000_000) throws {
         self.maxSamples = maxSamples
-        let mono = MonotonicClock.nowMicros()
-        let wall = MonotonicClock.wallMicros()
-        wallMinusMonotonicMicros = Int64(bitPattern: wall) - Int64(bitPattern: mono)
         jsonLines = logPath?.hasSuffix(".jsonl") ?? false || logPath?.hasSuffix(".json") ?? false
         var file: OutputFile?
         if let logPath {
@@ -107,6 +102,9 @@ public final class LatencyRecorder: Sendable {
 
     /// Records a frame that was presented (`dropped` false) or replaced before it could be.
     public func record(_ frame: DecodedFrame, dropped: Bool) {
+        // The wall clock as it is now (it may have been stepped since the feed began: see
+        // ``CaptureClockTap``), to put wall times on the frame's monotonic timeline.
+        let wallMinusMonotonicMicros = MonotonicClock.wallMinusMonotonicMicros
         var t = frame.timing
         if let e = frame.replayEntry { t.replayed(as: e, currentWallMinusMonotonicMicros: wallMinusMonotonicMicros) }
         let capture = t.captureWallMicros > 0 ? UInt64(max(0, Int64(clamping: t.captureWallMicros) &- wallMinusMonotonicMicros)) : 0

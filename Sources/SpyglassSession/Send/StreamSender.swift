@@ -153,11 +153,13 @@ public final class StreamSender {
     /// benchmark's players are): each access unit's datagrams go to one destination after the
     /// other, datagram by datagram, and the destinations take turns at going first.
     /// - Throws: ``SourceError/open(_:)`` for a destination that is not UDP, or not of the first
-    ///   one's address family, or that cannot be resolved.
+    ///   one's address family, or that cannot be resolved, or that names an interface
+    ///   (`?iface=`: the first destination's socket sends them all).
     public func alsoSend(to destination: SourceURL) throws {
-        guard isUDP, case .udp(let host, let port, _) = destination.transport else {
+        guard isUDP, case .udp(let host, let port, let iface) = destination.transport else {
             throw SourceError.open("\(destination): several destinations must all be udp://")
         }
+        guard iface == nil else { throw SourceError.open("\(destination): ?iface= applies to the first destination only") }
         let family = address.withUnsafeBytes { Int32($0.load(as: sockaddr.self).sa_family) }
         let addrs = try SocketAddress.resolve(host: host ?? "127.0.0.1", port: port, socketType: Socket.datagram, passive: false)
         guard let (_, addr) = addrs.first(where: { $0.0 == family }) else {
@@ -168,16 +170,18 @@ public final class StreamSender {
 
     /// One datagram to every destination, from the one whose turn it is; each send counted.
     private func sendToEach(_ datagram: UnsafeRawBufferPointer) {
+        guard let bytes = datagram.baseAddress else { return }
         let all = copies.isEmpty ? 1 : copies.count + 1
         for k in 0..<all {
             let i = (firstDestination + k) % all
             let rc = (i == 0 ? address : copies[i - 1]).withUnsafeBytes { a in
-                sendto(fd, datagram.baseAddress!, datagram.count, 0, a.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(a.count))
+                sendto(fd, bytes, datagram.count, 0, a.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(a.count))
             }
             if rc < 0 { sendErrors += 1 } else { datagramsSent += 1; bytesSent += datagram.count }
         }
     }
 
+    /// The next access unit goes first to the next destination.
     private func takeTurns() {
         if !copies.isEmpty { firstDestination = (firstDestination + 1) % (copies.count + 1) }
     }

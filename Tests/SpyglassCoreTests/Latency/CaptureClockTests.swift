@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CFFmpeg
 @testable import SpyglassFeed
 @testable import SpyglassDisplay
 @testable import SpyglassSession
@@ -24,6 +25,32 @@ import Testing
             let arrival = start + UInt64(i) * 33_333
             return c.judge(captureWallMicros: UInt64(Int64(arrival) - t), arrivalWallMicros: arrival)
         }
+    }
+
+    /// A step of this machine's wall clock (chrony's `makestep`, a VM's clock put right) is not
+    /// a sender's offset: senders on this machine stamp with the stepped clock, and the tap puts
+    /// each arrival on the wall clock as it is then. With the feed's start mapping, every feed of
+    /// an hour's soak read "about +550 ms: no glass-to-glass" from such a step to the end.
+    @Test(arguments: [550_000 as Int64, -550_000])
+    func aStepOfOurOwnWallClockIsNotASendersOffset(step: Int64) {
+        let metrics = MetricsRegistry()
+        var wallMinusMonotonic: Int64 = 1_800_000_000_000_000 - 1_000_000
+        let tap = CaptureClockTap(mode: .absolute(offsetMicros: 0), metrics: metrics, wallMinusMonotonic: { wallMinusMonotonic })
+        var figures: [Int64] = []
+        for i in 0..<(4 * CaptureClock.evidenceFrames) {
+            if i == CaptureClock.evidenceFrames { wallMinusMonotonic += step }
+            var timing = FrameTiming()
+            timing.lastByteMicros = UInt64(1_000_000 + i * 33_333)
+            // Captured 4 ms before it arrived, stamped by the wall clock of the moment.
+            timing.captureWallMicros = UInt64(Int64(timing.lastByteMicros) + wallMinusMonotonic - 4_000)
+            timing.captureSource = .sei
+            var f = DecodedFrame(picture: DecodedPicture(frame: av_frame_alloc()!), index: i, accessUnitIndex: i, timing: timing, damaged: false)
+            tap.observe(&f)
+            figures.append(f.timing.captureWallMicros == 0 ? -1
+                           : Int64(f.timing.lastByteMicros) + wallMinusMonotonic - Int64(f.timing.captureWallMicros))
+        }
+        #expect(figures.allSatisfy { $0 == 4_000 }, "every frame keeps its 4 ms: \(Set(figures))")
+        #expect(metrics.snapshot().clockStatus == nil, "no offset named: \(metrics.snapshot().clockStatus ?? "")")
     }
 
     @Test(arguments: [3_000_000 as Int64, -3_000_000])

@@ -153,7 +153,7 @@ public final class StreamSender {
     /// benchmark's players are): each access unit's datagrams go to one destination after the
     /// other, datagram by datagram, and the destinations take turns at going first.
     /// - Throws: ``SourceError/open(_:)`` for a destination that is not UDP, or not of the first
-    ///   one's address family, or that cannot be resolved, or that names an interface
+    ///   one's address family, or that cannot be resolved, or that is given twice, or that names an interface
     ///   (`?iface=`: the first destination's socket sends them all).
     public func alsoSend(to destination: SourceURL) throws {
         guard isUDP, case .udp(let host, let port, let iface) = destination.transport else {
@@ -165,6 +165,7 @@ public final class StreamSender {
         guard let (_, addr) = addrs.first(where: { $0.0 == family }) else {
             throw SourceError.open("\(destination): not the same address family as \(label)")
         }
+        guard addr != address && !copies.contains(addr) else { throw SourceError.open("\(destination): given twice") }
         copies.append(addr)
     }
 

@@ -33,6 +33,15 @@ import Glibc
         #expect(rc == 1 && err.contains("several destinations must all be udp://") && err.split(separator: "\n").count == 1, "\(err)")
         #expect(a.drain().isEmpty)
     }
+
+    /// One receiver named twice would get every datagram twice: a one-line error instead.
+    @Test func aDestinationGivenTwiceIsRefused() throws {
+        let a = try DatagramSink()
+        let (rc, _, err) = try Fixtures.run(Fixtures.spyglassBinary, ["send", "pattern", "udp://127.0.0.1:\(a.port)", "udp://127.0.0.1:\(a.port)",
+                                                                     "--duration", "1"])
+        #expect(rc == 1 && err.contains("given twice") && err.split(separator: "\n").count == 1, "\(err)")
+        #expect(a.drain().isEmpty)
+    }
 }
 
 /// A UDP socket on 127.0.0.1 with a large receive buffer that keeps what came.
